@@ -1,1 +1,2 @@
-export {};
+export * from './env';
+export * from './load-env';

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+const url = (protocols: string[]) =>
+  z.string().refine((v) => protocols.some((p) => v.startsWith(`${p}://`)), {
+    message: `must be a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}`,
+  });
+const intFromString = (min: number) => z.coerce.number().int().min(min);
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+
+/** Settings every process of the system reads. */
+export const commonEnvSchema = z.object({
+  REDIS_URL: url(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
+  DATABASE_URL: url(['postgres', 'postgresql']).default('postgres://postgres@127.0.0.1:5432/sqlsweep'),
+  SQLSWEEP_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('sqlsweep'),
+  SQLSWEEP_DATA_DIR: z.string().min(1).default('.sqlsweep'),
+  SQLSWEEP_MODELS_FILE: z.string().min(1).default('configs/models.yaml'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export const workerRoles = ['llm', 'sql', 'retrieval'] as const;
+export type WorkerRole = (typeof workerRoles)[number];
+
+export const workerEnvSchema = commonEnvSchema.extend({
+  SQLSWEEP_ROLES: z
+    .string()
+    .default(workerRoles.join(','))
+    .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(workerRoles)).min(1, 'name at least one role')),
+  SQLSWEEP_LLM_CONCURRENCY: intFromString(1).default(16),
+  SQLSWEEP_SQL_CONCURRENCY: intFromString(1).default(8),
+  SQLSWEEP_RETRIEVAL_CONCURRENCY: intFromString(1).default(1),
+  SQLSWEEP_SANDBOX_SIZE: intFromString(1).optional(),
+  SQLSWEEP_SQL_DEADLINE_MS: intFromString(100).default(30_000),
+  LLM_SIM_URL: url(['http', 'https']).optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+});
+
+export const orchestratorEnvSchema = commonEnvSchema.extend({
+  PORT: intFromString(0).default(3000),
+  SQLSWEEP_API_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  SQLSWEEP_OPEN_READS: flag.default(true),
+});
+
+export const llmSimEnvSchema = z.object({
+  PORT: intFromString(0).default(8787),
+  LLM_SIM_HOST: z.string().default('127.0.0.1'),
+  LLM_SIM_SEED: intFromString(0).default(7),
+  LLM_SIM_DATASETS: z.string().default('data/minibench/dist'),
+  LLM_SIM_CONFIG: z.string().optional(),
+});
+
+export const appEnvSchemas = {
+  orchestrator: orchestratorEnvSchema,
+  worker: workerEnvSchema,
+  'llm-sim': llmSimEnvSchema,
+} as const;
+export type AppName = keyof typeof appEnvSchemas;
+export type AppEnv<A extends AppName> = z.output<(typeof appEnvSchemas)[A]>;
+export type CommonEnv = z.output<typeof commonEnvSchema>;
