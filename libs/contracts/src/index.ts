@@ -1,1 +1,4 @@
-export {};
+export * from './pipeline-params';
+export * from './sweep-config';
+export * from './variants';
+export * from './stages';

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { SweepConfig } from './sweep-config';
+import type { PipelineName, VariantParams } from './pipeline-params';
+
+export interface VariantSpec {
+  /** Content hash of (pipeline, params, model, sample index): the same variant in two sweeps has the same key. */
+  key: string;
+  label: string;
+  pipeline: PipelineName;
+  model: string;
+  sampleIndex: number;
+  params: VariantParams;
+}
+
+/** Stable JSON: object keys sorted, so equal values always hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function contentHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+function cartesian(grid: Record<string, ReadonlyArray<string | number | boolean>>): VariantParams[] {
+  return Object.keys(grid)
+    .sort()
+    .reduce<VariantParams[]>(
+      (combos, knob) => combos.flatMap((combo) => grid[knob].map((value) => ({ ...combo, [knob]: value }))),
+      [{}],
+    );
+}
+
+/** Expands a sweep into its variants: pipelines x grid x models x repeats, in a stable order. */
+export function expandVariants(config: SweepConfig): VariantSpec[] {
+  const variants: VariantSpec[] = [];
+  for (const entry of config.pipelines) {
+    for (const params of cartesian(entry.grid)) {
+      for (const model of config.models) {
+        for (let sampleIndex = 0; sampleIndex < config.repeats; sampleIndex++) {
+          const knobs = Object.entries(params).map(([k, v]) => `${k}=${v}`).join(',');
+          const label = [entry.label ?? entry.pipeline, model, knobs, config.repeats > 1 ? `#${sampleIndex}` : '']
+            .filter(Boolean)
+            .join(' ');
+          variants.push({
+            key: contentHash({ pipeline: entry.pipeline, params, model, sampleIndex }).slice(0, 24),
+            label,
+            pipeline: entry.pipeline,
+            model,
+            sampleIndex,
+            params,
+          });
+        }
+      }
+    }
+  }
+  return variants;
+}
