@@ -1,1 +1,6 @@
-export {};
+export * from './connection';
+export * from './schema';
+export * from './migrator';
+export * from './dataset.repository';
+export * from './stage.repository';
+export * from './run.repository';

@@ -1,0 +1,32 @@
+import { Client } from 'pg';
+import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
+import { migrateDown, migrateToLatest } from './migrator';
+
+describe('migrations', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => t.drop());
+
+  async function tables(): Promise<string[]> {
+    const c = new Client({ connectionString: t.url });
+    await c.connect();
+    const { rows } = await c.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1");
+    await c.end();
+    return rows.map((r) => r.tablename);
+  }
+
+  it('a template copy is fully migrated, and migrating again applies nothing', async () => {
+    expect(await tables()).toEqual(expect.arrayContaining(['runs', 'stage_results', 'item_results', 'schema_migrations']));
+    expect(await migrateToLatest(t.url)).toEqual([]);
+  });
+
+  it('every migration reverts and re-applies cleanly', async () => {
+    await t.db.destroy();
+    const reverted = await migrateDown(t.url, 100);
+    expect(reverted.length).toBeGreaterThan(0);
+    expect(await tables()).toEqual(['schema_migrations']);
+    expect((await migrateToLatest(t.url)).sort()).toEqual([...reverted].sort());
+  });
+});

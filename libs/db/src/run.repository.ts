@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from './connection';
+import type { NewRunStage, RunRow, RunStageRow, RunSummaryRow, VariantRow } from './schema';
+
+export interface NewVariant { id: string; variantKey: string; label: string; pipeline: string; model: string; sampleIndex: number; params: Record<string, unknown> }
+export interface PlannedStage { variantId: string; itemId: string; stage: string; stageKey: string; role: string; params: Record<string, string | number | boolean>; inputs: Record<string, string>; isFinal: boolean }
+export interface StageProgress { stage: string; planned: number; done: number; failed: number }
+export interface LeaderboardRow extends RunSummaryRow { label: string; pipeline: string; model: string; position: number }
+
+const readyCondition = sql`
+  NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = rs.stage_key)
+  AND NOT EXISTS (SELECT 1 FROM stage_failures f WHERE f.run_id = rs.run_id AND f.stage_key = rs.stage_key)
+  AND NOT EXISTS (SELECT 1 FROM unnest(rs.input_keys) k(key) WHERE NOT EXISTS (SELECT 1 FROM stage_results r2 WHERE r2.stage_key = k.key))`;
+
+export class RunRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Stores sweep, run, variants and the whole stage plan in one transaction: a run exists completely or not at all. */
+  async createRun(input: {
+    sweep: { name: string; source: string; config: unknown; configHash: string };
+    datasetVersionId: number; priority: string; itemCount: number; stageJobs: number; reusedStages: number; simulated: boolean;
+    variants: NewVariant[]; stages: PlannedStage[];
+  }): Promise<string> {
+    const runId = randomUUID();
+    await this.db.transaction().execute(async (tx) => {
+      const sweepId = randomUUID();
+      await tx.insertInto('sweeps').values({ id: sweepId, name: input.sweep.name, source: input.sweep.source, config: JSON.stringify(input.sweep.config), config_hash: input.sweep.configHash }).execute();
+      await tx.insertInto('runs').values({
+        id: runId, sweep_id: sweepId, dataset_version_id: input.datasetVersionId, status: 'running', priority: input.priority,
+        item_count: input.itemCount, stage_jobs: input.stageJobs, reused_stages: input.reusedStages, simulated: input.simulated,
+      }).execute();
+      await tx.insertInto('variants').values(input.variants.map((v, position) => ({
+        id: v.id, run_id: runId, variant_key: v.variantKey, label: v.label, pipeline: v.pipeline, model: v.model,
+        sample_index: v.sampleIndex, params: JSON.stringify(v.params), position,
+      }))).execute();
+      const rows: NewRunStage[] = input.stages.map((s) => ({
+        run_id: runId, variant_id: s.variantId, item_id: s.itemId, stage: s.stage, stage_key: s.stageKey, role: s.role,
+        params: JSON.stringify(s.params), inputs: JSON.stringify(s.inputs), input_keys: Object.values(s.inputs), is_final: s.isFinal,
+      }));
+      for (let i = 0; i < rows.length; i += 2000) await tx.insertInto('run_stages').values(rows.slice(i, i + 2000)).execute();
+    });
+    return runId;
+  }
+
+  async getRun(runId: string): Promise<RunRow | undefined> {
+    return this.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  }
+
+  async getVariants(runId: string): Promise<VariantRow[]> {
+    return this.db.selectFrom('variants').selectAll().where('run_id', '=', runId).orderBy('position').execute();
+  }
+
+  /** Stages of a run whose inputs all have results and which have neither a result nor a failure: one row per key. */
+  async readyStages(runId: string): Promise<RunStageRow[]> {
+    const { rows } = await sql<RunStageRow>`
+      SELECT DISTINCT ON (rs.stage_key) rs.* FROM run_stages rs
+      WHERE rs.run_id = ${runId} AND ${readyCondition}`.execute(this.db);
+    return rows;
+  }
+
+  /** Stages of running runs that read `stageKey` and are now ready. */
+  async readyDependents(stageKey: string): Promise<RunStageRow[]> {
+    const { rows } = await sql<RunStageRow>`
+      SELECT DISTINCT ON (rs.stage_key) rs.* FROM run_stages rs JOIN runs ON runs.id = rs.run_id AND runs.status = 'running'
+      WHERE rs.input_keys @> ARRAY[${stageKey}]::text[] AND ${readyCondition}`.execute(this.db);
+    return rows;
+  }
+
+  /**
+   * Writes the item results of every (running run, variant, item) whose final stage has a result or whose plan
+   * holds a failed stage and that has no item result yet. Idempotent. Returns the runs that received rows.
+   */
+  async materializeItemResults(runIds: string[]): Promise<string[]> {
+    if (runIds.length === 0) return [];
+    const { rows } = await sql<{ run_id: string }>`
+      WITH finals AS (
+        SELECT rs.run_id, rs.variant_id, rs.item_id, rs.stage_key
+        FROM run_stages rs
+        WHERE rs.run_id = ANY(${runIds}::uuid[]) AND rs.is_final
+          AND NOT EXISTS (SELECT 1 FROM item_results ir WHERE ir.run_id = rs.run_id AND ir.variant_id = rs.variant_id AND ir.item_id = rs.item_id)
+      ), item_stages AS (
+        SELECT f.run_id, f.variant_id, f.item_id,
+          max(f.stage_key) AS final_key,
+          sum(r.input_tokens) AS input_tokens, sum(r.output_tokens) AS output_tokens,
+          sum(r.cost_usd) AS cost_usd, sum(r.latency_ms) AS latency_ms,
+          bool_or(r.simulated) AS simulated,
+          min(sf.error) AS failure
+        FROM finals f
+        JOIN run_stages s ON s.run_id = f.run_id AND s.variant_id = f.variant_id AND s.item_id = f.item_id
+        LEFT JOIN stage_results r ON r.stage_key = s.stage_key
+        LEFT JOIN stage_failures sf ON sf.run_id = s.run_id AND sf.stage_key = s.stage_key
+        GROUP BY f.run_id, f.variant_id, f.item_id
+      )
+      INSERT INTO item_results (run_id, variant_id, item_id, final_stage_key, correct, errored, reason, predicted_sql,
+                                difficulty, input_tokens, output_tokens, cost_usd, latency_ms, simulated)
+      SELECT i.run_id, i.variant_id, i.item_id, i.final_key,
+        coalesce((fr.output->>'correct')::boolean, false),
+        fr.stage_key IS NULL OR coalesce((fr.output->>'errored')::boolean, false),
+        coalesce(fr.output->>'reason', 'stage failed: ' || i.failure),
+        fr.output->>'predictedSql', di.difficulty,
+        coalesce(i.input_tokens, 0), coalesce(i.output_tokens, 0), coalesce(i.cost_usd, 0), coalesce(i.latency_ms, 0),
+        coalesce(i.simulated, false) OR runs.simulated
+      FROM item_stages i
+      JOIN runs ON runs.id = i.run_id
+      JOIN dataset_items di ON di.version_id = runs.dataset_version_id AND di.item_id = i.item_id
+      LEFT JOIN stage_results fr ON fr.stage_key = i.final_key
+      WHERE fr.stage_key IS NOT NULL OR i.failure IS NOT NULL
+      ON CONFLICT DO NOTHING
+      RETURNING run_id`.execute(this.db);
+    return [...new Set(rows.map((r) => r.run_id))];
+  }
+
+  /** Running runs whose plan contains this key as a final stage. */
+  async runsWithFinalKey(stageKey: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('run_stages as rs').innerJoin('runs', 'runs.id', 'rs.run_id')
+      .select('rs.run_id').distinct().where('rs.stage_key', '=', stageKey).where('rs.is_final', '=', true).where('runs.status', '=', 'running').execute();
+    return rows.map((r) => r.run_id);
+  }
+
+  async countItemResults(runId: string): Promise<number> {
+    const row = await this.db.selectFrom('item_results').select(sql<number>`count(*)`.as('n')).where('run_id', '=', runId).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** When every planned item has a result: writes the per-variant summaries and marks the run done (once). */
+  async finalizeIfComplete(runId: string): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const run = await tx.selectFrom('runs').selectAll().where('id', '=', runId).forUpdate().executeTakeFirst();
+      if (!run || run.status !== 'running') return false;
+      const variants = await tx.selectFrom('variants').select(sql<number>`count(*)`.as('n')).where('run_id', '=', runId).executeTakeFirstOrThrow();
+      const results = await tx.selectFrom('item_results').select(sql<number>`count(*)`.as('n')).where('run_id', '=', runId).executeTakeFirstOrThrow();
+      if (Number(results.n) < Number(variants.n) * run.item_count) return false;
+      await sql`
+        INSERT INTO run_summaries (run_id, variant_id, items, correct, errors, ex, input_tokens, output_tokens, cost_usd, wall_ms, simulated)
+        SELECT ir.run_id, ir.variant_id, count(*), count(*) FILTER (WHERE ir.correct), count(*) FILTER (WHERE ir.errored),
+          100.0 * count(*) FILTER (WHERE ir.correct) / count(*), sum(ir.input_tokens), sum(ir.output_tokens), sum(ir.cost_usd),
+          1000 * extract(epoch FROM max(ir.created_at) - ${run.created_at}::timestamptz), bool_or(ir.simulated)
+        FROM item_results ir WHERE ir.run_id = ${runId} GROUP BY ir.run_id, ir.variant_id
+        ON CONFLICT DO NOTHING`.execute(tx);
+      await tx.updateTable('runs').set({ status: 'done', finished_at: new Date() }).where('id', '=', runId).execute();
+      return true;
+    });
+  }
+
+  async stageProgress(runId: string): Promise<StageProgress[]> {
+    const { rows } = await sql<StageProgress>`
+      SELECT rs.stage, count(DISTINCT rs.stage_key)::int AS planned,
+        count(DISTINCT rs.stage_key) FILTER (WHERE r.stage_key IS NOT NULL)::int AS done,
+        count(DISTINCT rs.stage_key) FILTER (WHERE f.stage_key IS NOT NULL)::int AS failed
+      FROM run_stages rs
+      LEFT JOIN stage_results r ON r.stage_key = rs.stage_key
+      LEFT JOIN stage_failures f ON f.run_id = rs.run_id AND f.stage_key = rs.stage_key
+      WHERE rs.run_id = ${runId} GROUP BY rs.stage ORDER BY min(rs.stage)`.execute(this.db);
+    return rows;
+  }
+
+  async leaderboard(runId: string): Promise<LeaderboardRow[]> {
+    return this.db.selectFrom('run_summaries as s').innerJoin('variants as v', 'v.id', 's.variant_id')
+      .selectAll('s').select(['v.label', 'v.pipeline', 'v.model', 'v.position'])
+      .where('s.run_id', '=', runId).orderBy('s.ex', 'desc').orderBy('v.position').execute();
+  }
+
+  async itemResults(runId: string) {
+    return this.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).orderBy('variant_id').orderBy('item_id').execute();
+  }
+
+  async listRuns(limit = 20): Promise<Array<RunRow & { sweepName: string }>> {
+    return this.db.selectFrom('runs').innerJoin('sweeps', 'sweeps.id', 'runs.sweep_id').selectAll('runs')
+      .select('sweeps.name as sweepName').orderBy('runs.created_at', 'desc').limit(limit).execute();
+  }
+
+  async getSweepOfRun(runId: string): Promise<{ name: string; source: string; config: unknown } | undefined> {
+    return this.db.selectFrom('runs').innerJoin('sweeps', 'sweeps.id', 'runs.sweep_id')
+      .select(['sweeps.name', 'sweeps.source', 'sweeps.config']).where('runs.id', '=', runId).executeTakeFirst();
+  }
+}

@@ -1,0 +1,70 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface DatasetsTable { id: Generated<number>; name: string; created_at: Timestamp }
+export interface DatasetVersionsTable {
+  id: Generated<number>; dataset_id: number; content_hash: string; format: 'spider' | 'bird' | 'minibench';
+  source_path: string; item_count: number; created_at: Timestamp;
+}
+export interface DatasetDatabasesTable {
+  version_id: number; db_id: string; replica_path: string; checksum: string; schema: Json<unknown>;
+}
+export interface DatasetItemsTable {
+  version_id: number; item_id: string; position: number; split: 'train' | 'dev'; db_id: string; question: string;
+  evidence: string | null; gold_sql: string; difficulty: string | null; hardness: string | null;
+}
+export interface SweepsTable { id: string; name: string; source: string; config: Json<unknown>; config_hash: string; created_at: Timestamp }
+export interface RunsTable {
+  id: string; sweep_id: string; dataset_version_id: number; status: 'running' | 'done' | 'cancelled';
+  priority: string; item_count: number; stage_jobs: number; reused_stages: number; simulated: boolean;
+  created_at: Timestamp; finished_at: Timestamp | null;
+}
+export interface VariantsTable {
+  id: string; run_id: string; variant_key: string; label: string; pipeline: string; model: string;
+  sample_index: number; params: Json<Record<string, unknown>>; position: number;
+}
+export interface RunStagesTable {
+  run_id: string; variant_id: string; item_id: string; stage: string; stage_key: string; role: string;
+  params: Json<Record<string, string | number | boolean>>; inputs: Json<Record<string, string>>;
+  input_keys: string[]; is_final: boolean;
+}
+export interface StageResultsTable {
+  stage_key: string; stage: string; output: Json<unknown>; simulated: boolean; input_tokens: number;
+  cached_input_tokens: number; output_tokens: number; cost_usd: number; latency_ms: number; trace: Json<unknown> | null;
+  run_id: string | null; variant_id: string | null; machine: string; created_at: Timestamp;
+}
+export interface StageFailuresTable { run_id: string; stage_key: string; stage: string; error: string; created_at: Timestamp }
+export interface ItemResultsTable {
+  run_id: string; variant_id: string; item_id: string; final_stage_key: string; correct: boolean; errored: boolean;
+  reason: string; predicted_sql: string | null; difficulty: string | null; input_tokens: number; output_tokens: number;
+  cost_usd: number; latency_ms: number; simulated: boolean; created_at: Timestamp;
+}
+export interface RunSummariesTable {
+  run_id: string; variant_id: string; items: number; correct: number; errors: number; ex: number;
+  input_tokens: ColumnType<string, number, number>; output_tokens: ColumnType<string, number, number>;
+  cost_usd: number; wall_ms: number; simulated: boolean;
+}
+
+export interface Database {
+  datasets: DatasetsTable;
+  dataset_versions: DatasetVersionsTable;
+  dataset_databases: DatasetDatabasesTable;
+  dataset_items: DatasetItemsTable;
+  sweeps: SweepsTable;
+  runs: RunsTable;
+  variants: VariantsTable;
+  run_stages: RunStagesTable;
+  stage_results: StageResultsTable;
+  stage_failures: StageFailuresTable;
+  item_results: ItemResultsTable;
+  run_summaries: RunSummariesTable;
+}
+
+export type RunRow = Selectable<RunsTable>;
+export type VariantRow = Selectable<VariantsTable>;
+export type RunStageRow = Selectable<RunStagesTable>;
+export type NewRunStage = Insertable<RunStagesTable>;
+export type ItemResultRow = Selectable<ItemResultsTable>;
+export type RunSummaryRow = Selectable<RunSummariesTable>;
