@@ -1,0 +1,85 @@
+import { corruptSql, type CorruptionKind } from './corrupt-sql';
+import type { GoldIndex, GoldItem } from './gold-index';
+import { seededRng, type Rng } from './rng';
+
+export type StageProtocol = 'sql' | 'tables' | 'sub_questions' | 'skeleton' | 'explanation';
+
+export interface SimAnswer {
+  text: string;
+  protocol: StageProtocol;
+  correct: boolean;
+  corruption?: CorruptionKind;
+  item: GoldItem;
+}
+
+export interface AnswerParams {
+  seed: number;
+  model: string;
+  accuracy: number;
+  temperature: number;
+  sampleIndex: number;
+}
+
+/**
+ * Which stage protocol the prompt asks for, read from its instructions (system text and the last user turn).
+ * Checked from the most specific cue to the most generic; SQL is the default.
+ */
+export function detectProtocol(instructions: string): StageProtocol {
+  const t = instructions.toLowerCase();
+  if (/\bskeleton\b/.test(t)) return 'skeleton';
+  if (/\bsub-?questions?\b|\bdecompose\b/.test(t)) return 'sub_questions';
+  if (/\b(relevant|needed|required|list (the|of)) tables?\b|\btable list\b|\bschema link/.test(t)) return 'tables';
+  if (/\bexplain\b|\bexplanation\b/.test(t) && !/```sql/.test(t)) return 'explanation';
+  return 'sql';
+}
+
+function tablesOf(sql: string): string[] {
+  const names = [...sql.matchAll(/\b(?:FROM|JOIN)\s+[`"]?(\w+)[`"]?/gi)].map((m) => m[1]!);
+  return [...new Set(names)];
+}
+
+function skeletonOf(sql: string): string {
+  return sql
+    .replace(/'(?:[^']|'')*'/g, '_')
+    .replace(/(?<![\w.])\d+(?:\.\d+)?(?![\w.])/g, '_')
+    .replace(/\b(?:\w+\.)?(?!SELECT|FROM|WHERE|AND|OR|NOT|IN|IS|NULL|LIKE|BETWEEN|GROUP|BY|ORDER|HAVING|LIMIT|JOIN|INNER|LEFT|ON|AS|DISTINCT|COUNT|SUM|AVG|MIN|MAX|ASC|DESC|UNION|INTERSECT|EXCEPT|CASE|WHEN|THEN|ELSE|END|CAST|REAL|INTEGER)\b[A-Za-z_]\w*\b/gi, '_');
+}
+
+function subQuestionsOf(item: GoldItem, rng: Rng, correct: boolean): string[] {
+  const parts = item.question
+    .split(/\?|,\s*(?:and |which |who |that )|\band\b/i)
+    .map((p) => p.trim())
+    .filter((p) => p.length > 3);
+  const list = parts.length > 1 ? parts.map((p) => `${p.replace(/[.?]$/, '')}?`) : [item.question];
+  if (!correct && list.length > 1) list.splice(Math.floor(rng() * list.length), 1);
+  return list;
+}
+
+function render(protocol: StageProtocol, item: GoldItem, sql: string, rng: Rng, correct: boolean): string {
+  switch (protocol) {
+    case 'sql':
+      return `\`\`\`sql\n${sql}\n\`\`\``;
+    case 'skeleton':
+      return `\`\`\`sql\n${skeletonOf(sql)}\n\`\`\``;
+    case 'tables':
+      return JSON.stringify(tablesOf(sql));
+    case 'sub_questions':
+      return subQuestionsOf(item, rng, correct).map((q, i) => `${i + 1}. ${q}`).join('\n');
+    case 'explanation':
+      return `The query reads ${tablesOf(sql).join(', ') || 'the tables'} to answer "${item.question}":\n\`\`\`sql\n${sql}\n\`\`\``;
+  }
+}
+
+/**
+ * The simulated model's answer: the gold with probability `accuracy`, otherwise a realistic mistake, decided
+ * deterministically by (seed, model, question, temperature, sample index). At temperature 0 every sample
+ * is the same, as with a real model.
+ */
+export function answerFor(index: GoldIndex, item: GoldItem, protocol: StageProtocol, p: AnswerParams): SimAnswer {
+  const sample = p.temperature > 0 ? p.sampleIndex : 0;
+  const rng = seededRng(p.seed, p.model, item.dbId, item.question, p.temperature, sample);
+  const correct = rng() < p.accuracy;
+  if (correct) return { text: render(protocol, item, item.sql, rng, true), protocol, correct, item };
+  const corruption = corruptSql(item.sql, rng, index.schemaOf(item).columns);
+  return { text: render(protocol, item, corruption.sql, rng, false), protocol, correct, corruption: corruption.kind, item };
+}

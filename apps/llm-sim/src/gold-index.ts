@@ -1,0 +1,129 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+export interface GoldItem {
+  question: string;
+  evidence?: string;
+  sql: string;
+  dbId: string;
+  /** Absolute path of the item's SQLite database, when the dataset ships it. */
+  dbFile?: string;
+}
+
+const QUESTION_FILES = ['dev.json', 'train.json', 'train_spider.json', 'train_others.json', 'test.json'];
+const DATABASE_DIRS = ['dev_databases', 'train_databases', 'test_databases', 'database'];
+
+export function normalizeQuestion(q: string): string {
+  return q.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+function readItems(file: string, dir: string): GoldItem[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`llm-sim: cannot read questions from ${file}: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(raw)) throw new Error(`llm-sim: ${file}: expected a JSON array of questions`);
+  return raw.map((entry: unknown, i) => {
+    const e = entry as Record<string, unknown>;
+    const sql = typeof e.SQL === 'string' ? e.SQL : e.query;
+    if (typeof e.question !== 'string' || typeof sql !== 'string' || typeof e.db_id !== 'string') {
+      throw new Error(`llm-sim: ${file}: item ${i} needs string fields question, db_id and SQL (BIRD) or query (Spider)`);
+    }
+    const dbFile = DATABASE_DIRS.map((d) => join(dir, d, e.db_id as string, `${e.db_id as string}.sqlite`)).find((f) => existsSync(f));
+    const item: GoldItem = { question: e.question, sql: sql.trim(), dbId: e.db_id };
+    if (typeof e.evidence === 'string' && e.evidence.trim()) item.evidence = e.evidence;
+    if (dbFile) item.dbFile = dbFile;
+    return item;
+  });
+}
+
+/** Gold SQL by question, learnt from BIRD- or Spider-layout dataset folders. */
+export class GoldIndex {
+  private readonly byQuestion = new Map<string, GoldItem[]>();
+  private readonly columnsByDb = new Map<string, { tables: string[]; columns: string[] }>();
+  readonly size: number;
+
+  constructor(readonly dirs: readonly string[]) {
+    let count = 0;
+    for (const dir of dirs) {
+      const files = QUESTION_FILES.map((f) => join(dir, f)).filter((f) => existsSync(f));
+      if (files.length === 0) throw new Error(`llm-sim: ${dir}: no ${QUESTION_FILES.join(' / ')} found (expected a BIRD or Spider layout)`);
+      for (const file of files) {
+        for (const item of readItems(file, dir)) {
+          const key = normalizeQuestion(item.question);
+          const list = this.byQuestion.get(key) ?? [];
+          list.push(item);
+          this.byQuestion.set(key, list);
+          count++;
+        }
+      }
+    }
+    this.size = count;
+  }
+
+  /**
+   * The target item of a conversation: the known question occurring last in the text. `Question:` lines
+   * are tried first (cheap, exact); otherwise every known question is searched for as a substring.
+   */
+  findTarget(text: string): GoldItem | undefined {
+    const lines = text.split('\n');
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /^\s*(?:#+\s*|-{2}\s*)?Question\s*:\s*(.+)$/i.exec(lines[i]!);
+      if (m) {
+        const items = this.byQuestion.get(normalizeQuestion(m[1]!));
+        if (items) return this.disambiguate(items, text);
+      }
+    }
+    const haystack = normalizeQuestion(text);
+    let best: { at: number; items: GoldItem[] } | undefined;
+    for (const [q, items] of this.byQuestion) {
+      const at = haystack.lastIndexOf(q);
+      if (at >= 0 && (!best || at > best.at || (at === best.at && q.length > normalizeQuestion(best.items[0]!.question).length))) {
+        best = { at, items };
+      }
+    }
+    return best ? this.disambiguate(best.items, text) : undefined;
+  }
+
+  /** Same question text in several databases: prefer the one whose tables the prompt's schema names. */
+  private disambiguate(items: GoldItem[], text: string): GoldItem {
+    if (items.length === 1) return items[0]!;
+    const lower = text.toLowerCase();
+    let best = items[0]!;
+    let bestScore = -1;
+    for (const item of items) {
+      const evidenceHit = item.evidence && lower.includes(item.evidence.toLowerCase()) ? 100 : 0;
+      const tableHits = this.schemaOf(item).tables.filter((t) => lower.includes(`table ${t.toLowerCase()}`) || lower.includes(`"${t.toLowerCase()}"`)).length;
+      const score = evidenceHit + tableHits;
+      if (score > bestScore) {
+        best = item;
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+
+  schemaOf(item: GoldItem): { tables: string[]; columns: string[] } {
+    const cached = this.columnsByDb.get(item.dbFile ?? item.dbId);
+    if (cached) return cached;
+    const schema = { tables: [] as string[], columns: [] as string[] };
+    if (item.dbFile) {
+      const db = new Database(item.dbFile, { readonly: true, fileMustExist: true });
+      try {
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
+        for (const { name } of tables) {
+          schema.tables.push(name);
+          const cols = db.prepare(`PRAGMA table_info("${name.replace(/"/g, '""')}")`).all() as Array<{ name: string }>;
+          schema.columns.push(...cols.map((c) => c.name));
+        }
+      } finally {
+        db.close();
+      }
+    }
+    this.columnsByDb.set(item.dbFile ?? item.dbId, schema);
+    return schema;
+  }
+}

@@ -1,0 +1,405 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Tiktoken } from 'js-tiktoken/lite';
+import { answerFor, detectProtocol, type SimAnswer } from './answer';
+import { GoldIndex } from './gold-index';
+import { PrefixCache } from './prefix-cache';
+import { seededRng } from './rng';
+import { DEFAULT_SIM_CONFIG, loadSimConfig, type SimConfig, type SimModelConfig } from './sim-config';
+import { TokenBucketLimiter } from './token-bucket-limiter';
+
+export interface LlmSimulatorOptions {
+  host?: string;
+  /** 0 = any free port. */
+  port?: number;
+  datasetDirs: string[];
+  seed?: number;
+  configFile?: string;
+  /** Overrides the config file. */
+  config?: SimConfig;
+}
+
+export interface LlmSimulatorHandle {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface ModelStats {
+  requests: number;
+  ok: number;
+  rateLimited: number;
+  serverErrors: number;
+  dropped: number;
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+}
+
+type Dialect = 'openai' | 'anthropic';
+
+interface Conversation {
+  model: string;
+  /** Role and text of every message, system first. */
+  messages: Array<{ role: string; content: string }>;
+  temperature: number;
+  maxTokens: number | undefined;
+  sampleIndex: number;
+  /** Anthropic: text up to the last cache_control breakpoint. */
+  breakpointPrefix?: string;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+const SIM_HEADERS = { 'x-sqlsweep-simulated': 'true', 'openai-processing-ms': '0' };
+
+let encoder: Tiktoken | undefined;
+function tokenizer(): Tiktoken {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  encoder ??= new Tiktoken(require('js-tiktoken/ranks/o200k_base') as ConstructorParameters<typeof Tiktoken>[0]);
+  return encoder;
+}
+
+/** Same per-message overhead as libs/llm's estimator, so client estimates and simulator counts agree. */
+function promptTokens(messages: Conversation['messages']): { count: number; tokens: number[] } {
+  const enc = tokenizer();
+  const tokens: number[] = [];
+  let count = 3;
+  for (const m of messages) {
+    const role = enc.encode(m.role, 'all');
+    const content = enc.encode(m.content, 'all');
+    count += 3 + role.length + content.length;
+    tokens.push(...role, ...content);
+  }
+  return { count, tokens };
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part: unknown) => {
+        const p = part as { type?: string; text?: unknown };
+        return p && (p.type === 'text' || p.type === undefined) && typeof p.text === 'string' ? p.text : '';
+      })
+      .join('');
+  }
+  return '';
+}
+
+function hasBreakpoint(content: unknown): boolean {
+  return Array.isArray(content) && content.some((p: unknown) => !!(p as { cache_control?: unknown })?.cache_control);
+}
+
+function sampleIndexFrom(req: IncomingMessage, seed: unknown): number {
+  const header = req.headers['x-sqlsweep-sample-index'];
+  if (typeof header === 'string' && /^\d+$/.test(header)) return Number(header);
+  return typeof seed === 'number' && Number.isInteger(seed) ? seed : 0;
+}
+
+function parseConversation(dialect: Dialect, body: Record<string, unknown>, req: IncomingMessage): Conversation {
+  if (typeof body.model !== 'string') throw new HttpError(400, 'invalid_request_error', 'model: required string');
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    throw new HttpError(400, 'invalid_request_error', 'messages: required non-empty array');
+  }
+  const messages: Conversation['messages'] = [];
+  let breakpointPrefix: string | undefined;
+  let running = '';
+  const add = (role: string, content: unknown) => {
+    const text = textOf(content);
+    messages.push({ role, content: text });
+    running += `${role}\u0000${text}\u0000`;
+    if (hasBreakpoint(content)) breakpointPrefix = running;
+  };
+  if (dialect === 'anthropic' && body.system !== undefined) add('system', body.system);
+  body.messages.forEach((m: unknown, i: number) => {
+    const msg = m as { role?: unknown; content?: unknown };
+    if (typeof msg?.role !== 'string') throw new HttpError(400, 'invalid_request_error', `messages.${i}.role: required string`);
+    add(msg.role, msg.content);
+  });
+  const maxTokens =
+    typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+  if (dialect === 'anthropic' && maxTokens === undefined) throw new HttpError(400, 'invalid_request_error', 'max_tokens: Field required');
+  const conv: Conversation = {
+    model: body.model,
+    messages,
+    temperature: typeof body.temperature === 'number' ? body.temperature : 1,
+    maxTokens,
+    sampleIndex: sampleIndexFrom(req, body.seed),
+  };
+  if (breakpointPrefix !== undefined) conv.breakpointPrefix = breakpointPrefix;
+  return conv;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Log-normal latency with the configured median and 95th percentile. */
+function latencyMs(cfg: SimModelConfig, rand: () => number, outputTokens: number): number {
+  const { median, p95, perOutputToken } = cfg.latencyMs;
+  if (median <= 0) return perOutputToken * outputTokens;
+  const sigma = p95 > median ? Math.log(p95 / median) / 1.6449 : 0;
+  const u1 = Math.max(rand(), 1e-12);
+  const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * rand());
+  return median * Math.exp(sigma * z) + perOutputToken * outputTokens;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...SIM_HEADERS, ...headers });
+  res.end(text);
+}
+
+function errorBody(dialect: Dialect, err: HttpError): unknown {
+  return dialect === 'anthropic'
+    ? { type: 'error', error: { type: err.type, message: err.message } }
+    : { error: { message: err.message, type: err.type, param: null, code: err.code ?? null } };
+}
+
+export class LlmSimulator {
+  readonly index: GoldIndex;
+  private readonly config: SimConfig;
+  private readonly limiters = new Map<string, TokenBucketLimiter>();
+  private readonly cache = new PrefixCache();
+  private readonly stats = new Map<string, ModelStats>();
+  private readonly noise: () => number;
+  private readonly seed: number;
+
+  constructor(opts: LlmSimulatorOptions) {
+    this.seed = opts.seed ?? 0;
+    this.config = opts.config ?? (opts.configFile ? loadSimConfig(opts.configFile) : DEFAULT_SIM_CONFIG);
+    this.index = new GoldIndex(opts.datasetDirs);
+    this.noise = seededRng(this.seed, 'transient-noise');
+  }
+
+  private modelConfig(model: string, dialect: Dialect): SimModelConfig {
+    const cfg = this.config.models[model];
+    if (!cfg) {
+      throw new HttpError(404, dialect === 'anthropic' ? 'not_found_error' : 'invalid_request_error', `The model \`${model}\` does not exist (llm-sim knows: ${Object.keys(this.config.models).join(', ')})`, {}, 'model_not_found');
+    }
+    return cfg;
+  }
+
+  private statsFor(model: string): ModelStats {
+    let s = this.stats.get(model);
+    if (!s) {
+      s = { requests: 0, ok: 0, rateLimited: 0, serverErrors: 0, dropped: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+      this.stats.set(model, s);
+    }
+    return s;
+  }
+
+  statsSnapshot(): Record<string, ModelStats> {
+    return Object.fromEntries([...this.stats].map(([k, v]) => [k, { ...v }]));
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = (req.url ?? '/').split('?')[0]!.replace(/^\/v1(?=\/)/, '');
+    const dialect: Dialect = url.startsWith('/messages') ? 'anthropic' : 'openai';
+    try {
+      if (req.method === 'GET' && url === '/health') return send(res, 200, { ok: true, questions: this.index.size });
+      if (req.method === 'GET' && url === '/sim/stats') return send(res, 200, this.statsSnapshot());
+      if (req.method === 'GET' && url === '/models') {
+        return send(res, 200, { object: 'list', data: Object.keys(this.config.models).map((id) => ({ id, object: 'model', created: 0, owned_by: 'llm-sim' })) });
+      }
+      if (req.method === 'POST' && (url === '/chat/completions' || url === '/messages')) return await this.complete(dialect, req, res);
+      throw new HttpError(404, dialect === 'anthropic' ? 'not_found_error' : 'invalid_request_error', `llm-sim: no route ${req.method} ${req.url}`);
+    } catch (err) {
+      if (err instanceof HttpError) return send(res, err.status, errorBody(dialect, err), err.headers);
+      const internal = new HttpError(500, dialect === 'anthropic' ? 'api_error' : 'server_error', `llm-sim internal error: ${(err as Error).message}`);
+      if (!res.headersSent) send(res, 500, errorBody(dialect, internal));
+    }
+  }
+
+  private async complete(dialect: Dialect, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const apiKey = dialect === 'anthropic' ? req.headers['x-api-key'] : req.headers.authorization?.replace(/^Bearer\s+/i, '');
+    if (!apiKey) {
+      throw new HttpError(401, dialect === 'anthropic' ? 'authentication_error' : 'invalid_request_error', 'No API key provided', {}, 'invalid_api_key');
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+    } catch {
+      throw new HttpError(400, 'invalid_request_error', 'request body is not valid JSON');
+    }
+    const conv = parseConversation(dialect, body, req);
+    const cfg = this.modelConfig(conv.model, dialect);
+    const stats = this.statsFor(conv.model);
+    stats.requests++;
+
+    if (cfg.quotaExhausted) {
+      stats.rateLimited++;
+      if (dialect === 'anthropic') {
+        throw new HttpError(400, 'invalid_request_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.');
+      }
+      throw new HttpError(429, 'insufficient_quota', 'You exceeded your current quota, please check your plan and billing details.', {}, 'insufficient_quota');
+    }
+
+    const prompt = promptTokens(conv.messages);
+    let limiter = this.limiters.get(conv.model);
+    if (!limiter) {
+      limiter = new TokenBucketLimiter(cfg);
+      this.limiters.set(conv.model, limiter);
+    }
+    const verdict = limiter.admit(prompt.count);
+    if (!verdict.ok) {
+      stats.rateLimited++;
+      if (!Number.isFinite(verdict.retryAfterMs)) {
+        throw new HttpError(400, 'invalid_request_error', `prompt of ${prompt.count} tokens exceeds the input token limit per minute`, verdict.headers);
+      }
+      throw new HttpError(
+        429,
+        dialect === 'anthropic' ? 'rate_limit_error' : 'requests',
+        `Rate limit reached for ${conv.model}: limits ${cfg.rpm} RPM, ${cfg.tpm} input TPM, ${cfg.outputTpm} output TPM. Please try again in ${verdict.retryAfterMs}ms.`,
+        { ...verdict.headers, 'retry-after': String(Math.ceil(verdict.retryAfterMs / 1000)), 'retry-after-ms': String(verdict.retryAfterMs) },
+        'rate_limit_exceeded',
+      );
+    }
+
+    const roll = this.noise();
+    if (roll < cfg.dropRate) {
+      stats.dropped++;
+      req.socket.destroy();
+      return;
+    }
+    if (roll < cfg.dropRate + cfg.serverErrorRate) {
+      stats.serverErrors++;
+      throw new HttpError(500, dialect === 'anthropic' ? 'api_error' : 'server_error', 'The server had an error while processing your request. Sorry about that!');
+    }
+
+    const target = this.index.findTarget(conv.messages.map((m) => m.content).join('\n'));
+    if (!target) {
+      throw new HttpError(400, 'invalid_request_error', `llm-sim: no known question in the conversation (it knows ${this.index.size} questions from ${this.index.dirs.join(', ')})`);
+    }
+    const instructions = [conv.messages.find((m) => m.role === 'system')?.content ?? '', conv.messages.at(-1)?.content ?? ''].join('\n');
+    const answer: SimAnswer = answerFor(this.index, target, detectProtocol(instructions), {
+      seed: this.seed,
+      model: conv.model,
+      accuracy: cfg.accuracy,
+      temperature: conv.temperature,
+      sampleIndex: conv.sampleIndex,
+    });
+
+    const enc = tokenizer();
+    let outTokens = enc.encode(answer.text, 'all');
+    let truncated = false;
+    if (conv.maxTokens !== undefined && outTokens.length > conv.maxTokens) {
+      outTokens = outTokens.slice(0, conv.maxTokens);
+      truncated = true;
+    }
+    const output = truncated ? enc.decode(outTokens) : answer.text;
+    limiter.chargeOutput(outTokens.length);
+
+    const wait = latencyMs(cfg, this.noise, outTokens.length);
+    if (wait > 0) await sleep(wait);
+    if (req.socket.destroyed) return;
+
+    const simHeaders = {
+      ...verdict.headers,
+      'x-sqlsweep-sim-correct': String(answer.correct),
+      'x-sqlsweep-sim-protocol': answer.protocol,
+      ...(answer.corruption ? { 'x-sqlsweep-sim-corruption': answer.corruption } : {}),
+    };
+    stats.ok++;
+    stats.outputTokens += outTokens.length;
+    stats.inputTokens += prompt.count;
+
+    if (dialect === 'openai') {
+      const cached = this.cache.lookupAndStore(conv.model, prompt.tokens);
+      stats.cachedInputTokens += cached;
+      return send(
+        res,
+        200,
+        {
+          id: `chatcmpl-sim-${randomUUID()}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: conv.model,
+          system_fingerprint: 'sqlsweep-llm-sim',
+          choices: [{ index: 0, message: { role: 'assistant', content: output, refusal: null }, logprobs: null, finish_reason: truncated ? 'length' : 'stop' }],
+          usage: {
+            prompt_tokens: prompt.count,
+            completion_tokens: outTokens.length,
+            total_tokens: prompt.count + outTokens.length,
+            prompt_tokens_details: { cached_tokens: cached },
+          },
+        },
+        simHeaders,
+      );
+    }
+
+    // Anthropic: input_tokens excludes what was read from or written to the cache.
+    let cacheRead = 0;
+    let cacheWrite = 0;
+    if (conv.breakpointPrefix !== undefined) {
+      const prefixTokens = enc.encode(conv.breakpointPrefix, 'all').length;
+      if (prefixTokens >= 1024) {
+        if (this.cache.breakpoint(conv.model, conv.breakpointPrefix)) cacheRead = prefixTokens;
+        else cacheWrite = prefixTokens;
+      }
+    }
+    stats.cachedInputTokens += cacheRead;
+    return send(
+      res,
+      200,
+      {
+        id: `msg_sim_${randomUUID().replace(/-/g, '')}`,
+        type: 'message',
+        role: 'assistant',
+        model: conv.model,
+        content: [{ type: 'text', text: output }],
+        stop_reason: truncated ? 'max_tokens' : 'end_turn',
+        stop_sequence: null,
+        usage: {
+          input_tokens: Math.max(0, prompt.count - cacheRead - cacheWrite),
+          cache_creation_input_tokens: cacheWrite,
+          cache_read_input_tokens: cacheRead,
+          output_tokens: outTokens.length,
+        },
+      },
+      { ...simHeaders, 'request-id': `req_sim_${randomUUID().replace(/-/g, '')}` },
+    );
+  }
+}
+
+/** Starts the simulator's HTTP server. Its `url` serves both SDKs: OpenAI at `${url}/v1`, Anthropic at `url`. */
+export async function startLlmSimulator(opts: LlmSimulatorOptions): Promise<LlmSimulatorHandle & { simulator: LlmSimulator }> {
+  const simulator = new LlmSimulator(opts);
+  const server = createServer((req, res) => void simulator.handle(req, res));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    simulator,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}

@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+const simModelSchema = z
+  .object({
+    /** Probability that an answer equals the gold. */
+    accuracy: z.number().min(0).max(1),
+    rpm: z.number().positive().default(10_000),
+    /** Input tokens per minute. */
+    tpm: z.number().positive().default(10_000_000),
+    outputTpm: z.number().positive().default(10_000_000),
+    /** Seconds of limit a model may spend at once (token-bucket capacity); providers use 60. */
+    burstSeconds: z.number().positive().default(60),
+    latencyMs: z
+      .object({ median: z.number().nonnegative(), p95: z.number().nonnegative(), perOutputToken: z.number().nonnegative().default(0) })
+      .strict()
+      .default({ median: 0, p95: 0, perOutputToken: 0 }),
+    /** Share of requests answered with a 500. */
+    serverErrorRate: z.number().min(0).max(1).default(0),
+    /** Share of requests whose connection is dropped without a response. */
+    dropRate: z.number().min(0).max(1).default(0),
+    /** Every request fails as a provider does when the account has no credit left. */
+    quotaExhausted: z.boolean().default(false),
+  })
+  .strict();
+
+const simConfigSchema = z.object({ models: z.record(z.string(), simModelSchema) }).strict();
+
+export type SimModelConfig = z.infer<typeof simModelSchema>;
+export type SimConfig = z.infer<typeof simConfigSchema>;
+
+export const DEFAULT_SIM_CONFIG: SimConfig = simConfigSchema.parse({
+  models: {
+    'sim-strong': { accuracy: 0.8, latencyMs: { median: 20, p95: 60 } },
+    'sim-weak': { accuracy: 0.55, latencyMs: { median: 10, p95: 30 } },
+  },
+});
+
+export function parseSimConfig(raw: unknown, source: string): SimConfig {
+  const result = simConfigSchema.safeParse(raw);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new Error(`${source}: invalid simulator config:\n  ${problems.join('\n  ')}`);
+  }
+  return result.data;
+}
+
+export function loadSimConfig(file: string): SimConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`${file}: cannot read simulator config: ${(err as Error).message}`);
+  }
+  return parseSimConfig(raw, file);
+}

@@ -1,0 +1,37 @@
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+  /** Marks the end of a shared prefix that the provider may cache (Anthropic `cache_control`). */
+  cacheBreakpoint?: boolean;
+}
+
+export type LlmPriority = 'interactive' | 'nightly';
+
+export interface LlmRequest {
+  model: string;
+  messages: ChatMessage[];
+  temperature: number;
+  maxTokens?: number;
+  sampleIndex: number;
+  templateVersion: string;
+  priority?: LlmPriority;
+  cacheNamespace?: string;
+  noCache?: boolean;
+}
+
+export interface LlmUsage {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+}
+
+export interface LlmResponse {
+  output: string;
+  usage: LlmUsage;
+  costUsd: number;
+  latencyMs: number;
+  cached: boolean;
+  simulated: boolean;
+  provider: string;
+  model: string;
+}
