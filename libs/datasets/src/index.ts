@@ -1,1 +1,17 @@
-export {};
+export type {
+  DatasetFormat,
+  ColumnSchema,
+  TableSchema,
+  DatabaseSchema,
+  DatasetItem,
+  DatasetProblem,
+  Dataset,
+  SpiderHardness,
+  BirdDifficulty,
+} from './types';
+export { DatasetError } from './errors';
+export { loadDataset, type LoadDatasetOptions } from './load-dataset';
+export { spiderHardness } from './spider-hardness';
+export { decodeText } from './text-decoding';
+export { parseCsv } from './csv';
+export { readColumnDescriptions, type ColumnDescription } from './description-csv';

@@ -1,1 +1,20 @@
-export {};
+export type { SqlValue, SqlValueType } from './sql-value';
+export { encodeSqlValue, sqlValueKey, sqlValueType, pythonSortKey, pyFloatRepr } from './sql-value';
+export type { ExecutionResult, ExecuteRequest, TimedExecutionResult } from './execution-result';
+export { SandboxPool, type SandboxPoolOptions } from './sandbox-pool';
+export { gateSqlText, gateStatement } from './statement-gate';
+export { prepareWithDqsFallback } from './dqs-fallback';
+export { lexSql, type SqlToken, type SqlTokenKind } from './sql-lexer';
+export {
+  spiderPrepare,
+  spiderPrepareGold,
+  spiderOrderMatters,
+  removeDistinct,
+  normaliseSpiderOperators,
+  replaceCurrentYear,
+} from './spider-prepare';
+export { compareExecution, type ComparisonVerdict, type EvalSemantics } from './compare-execution';
+export { GoldCache, type GoldCacheEntry, type GoldResultStore } from './gold-cache';
+export { machineInfo, machineLabel, type MachineInfo } from './machine';
+export { readGoldFile, readSpiderPredictions, readBirdPredictions, type GoldLine } from './eval-files';
+export { evaluateExecution, officialSql, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';

@@ -1,0 +1,67 @@
+import Database from 'better-sqlite3';
+import type { TableSchema } from './types';
+
+const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+export function openReadOnly(sqlitePath: string): Database.Database {
+  return new Database(sqlitePath, { readonly: true, fileMustExist: true });
+}
+
+/** The schema as SQLite itself declares it: used when no tables.json describes a database. */
+export function introspectTables(db: Database.Database): TableSchema[] {
+  const names = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
+    .pluck()
+    .all() as string[];
+  return names.map((table) => {
+    const info = db.prepare(`PRAGMA table_info(${quoteIdent(table)})`).all() as Array<{
+      name: string;
+      type: string;
+      pk: number;
+    }>;
+    const fks = db.prepare(`PRAGMA foreign_key_list(${quoteIdent(table)})`).all() as Array<{
+      table: string;
+      from: string;
+      to: string | null;
+    }>;
+    return {
+      name: table,
+      columns: info.map((col) => {
+        const fk = fks.find((f) => f.from === col.name);
+        return {
+          name: col.name,
+          type: col.type.toLowerCase() || 'text',
+          primaryKey: col.pk > 0,
+          ...(fk ? { references: { table: fk.table, column: fk.to ?? col.name } } : {}),
+          sampleValues: [],
+        };
+      }),
+    };
+  });
+}
+
+const MAX_SAMPLE_TEXT = 100;
+
+/** Fills `sampleValues` with up to `count` distinct non-null values per column (blobs skipped, long text cut). */
+export function sampleColumnValues(db: Database.Database, tables: TableSchema[], count: number): string[] {
+  const failures: string[] = [];
+  for (const table of tables) {
+    for (const column of table.columns) {
+      try {
+        const rows = db
+          .prepare(
+            `SELECT DISTINCT ${quoteIdent(column.name)} FROM ${quoteIdent(table.name)} ` +
+              `WHERE ${quoteIdent(column.name)} IS NOT NULL AND typeof(${quoteIdent(column.name)}) != 'blob' LIMIT ${count}`,
+          )
+          .pluck()
+          .all() as Array<string | number | bigint>;
+        column.sampleValues = rows.map((v) =>
+          typeof v === 'string' ? v.slice(0, MAX_SAMPLE_TEXT) : typeof v === 'bigint' ? v.toString() : v,
+        );
+      } catch (err) {
+        failures.push(`${table.name}.${column.name}: ${(err as Error).message}`);
+      }
+    }
+  }
+  return failures;
+}

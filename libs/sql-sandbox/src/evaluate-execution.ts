@@ -1,0 +1,70 @@
+import { compareExecution, type EvalSemantics } from './compare-execution';
+import type { ExecutionResult } from './execution-result';
+import type { GoldResultStore } from './gold-cache';
+import { machineLabel } from './machine';
+import type { SandboxPool } from './sandbox-pool';
+import { spiderPrepare, spiderPrepareGold } from './spider-prepare';
+
+export interface EvalItem {
+  dbPath: string;
+  goldSql: string;
+  predSql: string;
+  /** Stable item id within the dataset version; with `versionHash` it keys the gold cache. */
+  itemId?: string;
+}
+
+export interface ItemVerdict {
+  correct: boolean;
+  reason: string;
+  gold: ExecutionResult;
+  pred: ExecutionResult;
+  goldCached: boolean;
+}
+
+export interface EvaluateExecutionOptions {
+  semantics: EvalSemantics;
+  pool: SandboxPool;
+  items: EvalItem[];
+  goldCache?: GoldResultStore;
+  versionHash?: string;
+  deadlineMs?: number;
+}
+
+/** The SQL the official script actually runs (Spider's rewrites; BIRD runs both queries verbatim). */
+export function officialSql(semantics: EvalSemantics, which: 'gold' | 'pred', sql: string): string {
+  if (semantics === 'bird') return sql;
+  return which === 'gold' ? spiderPrepareGold(sql) : spiderPrepare(sql);
+}
+
+async function goldResult(opts: EvaluateExecutionOptions, item: EvalItem): Promise<{ result: ExecutionResult; cached: boolean }> {
+  const cacheable = opts.goldCache && opts.versionHash !== undefined && item.itemId !== undefined;
+  if (cacheable) {
+    const hit = opts.goldCache!.get(opts.versionHash!, item.itemId!);
+    if (hit) return { result: hit.result, cached: true };
+  }
+  const { timingsMs: _unused, ...result } = await opts.pool.execute({
+    dbPath: item.dbPath,
+    sql: officialSql(opts.semantics, 'gold', item.goldSql),
+    deadlineMs: opts.deadlineMs,
+  });
+  // Timeouts are not cached: on another run (or machine) the gold may finish.
+  if (cacheable && result.status !== 'timeout') {
+    opts.goldCache!.set(opts.versionHash!, item.itemId!, { result, machine: machineLabel() });
+  }
+  return { result, cached: false };
+}
+
+/** Runs every gold (once per version and item when cached) and prediction in the pool and gives each a verdict. */
+export async function evaluateExecution(opts: EvaluateExecutionOptions): Promise<ItemVerdict[]> {
+  return Promise.all(
+    opts.items.map(async (item) => {
+      const [gold, pred] = await Promise.all([
+        goldResult(opts, item),
+        opts.pool.execute({ dbPath: item.dbPath, sql: officialSql(opts.semantics, 'pred', item.predSql), deadlineMs: opts.deadlineMs }),
+      ]);
+      const { timingsMs: _unused, ...predResult } = pred;
+      const verdict = compareExecution(opts.semantics, gold.result, predResult, { goldSql: officialSql(opts.semantics, 'gold', item.goldSql) });
+      return { ...verdict, gold: gold.result, pred: predResult, goldCached: gold.cached };
+    }),
+  );
+}

@@ -1,0 +1,156 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { ChildLimits, ChildMessage, ChildRequest } from './child-protocol';
+import type { ExecuteRequest, TimedExecutionResult } from './execution-result';
+
+export interface SandboxPoolOptions {
+  /** Number of child processes (default: number of cores). */
+  size?: number;
+  /** Default per-query deadline; past it the child is SIGKILLed and replaced (default 30 000 ms, BIRD's). */
+  deadlineMs?: number;
+  /** Rows kept per result; more rows set `truncated` (default 100 000). */
+  maxRows?: number;
+  /** Approximate encoded bytes kept per result; more set `truncated` (default 64 MiB). */
+  maxResultBytes?: number;
+  /** V8 old-space limit and SQLite hard heap limit of each child, MiB (default 512). */
+  heapMb?: number;
+  /** Longer SQL text is refused by the gate (default 100 000 characters). */
+  maxSqlLength?: number;
+}
+
+interface Job {
+  req: ChildRequest;
+  deadlineMs: number;
+  resolve: (r: TimedExecutionResult) => void;
+}
+
+interface Slot {
+  child: ChildProcess;
+  ready: boolean;
+  job?: Job;
+  startedAt?: bigint;
+  timer?: NodeJS.Timeout;
+  killedForTimeout?: boolean;
+}
+
+const CHILD_ENTRY = join(__dirname, 'sandbox-child');
+
+/** A pool of child processes that run untrusted SQL read-only, one query per child at a time. */
+export class SandboxPool {
+  private readonly limits: ChildLimits;
+  private readonly size: number;
+  private readonly defaultDeadlineMs: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  /** Times from deadline to the killed child's exit, for the benchmark. */
+  readonly killLatenciesMs: number[] = [];
+
+  constructor(opts: SandboxPoolOptions = {}) {
+    this.size = Math.max(1, opts.size ?? cpus().length);
+    this.defaultDeadlineMs = opts.deadlineMs ?? 30_000;
+    this.limits = {
+      maxRows: opts.maxRows ?? 100_000,
+      maxResultBytes: opts.maxResultBytes ?? 64 * 1024 * 1024,
+      heapMb: opts.heapMb ?? 512,
+      maxSqlLength: opts.maxSqlLength ?? 100_000,
+    };
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+  }
+
+  execute(req: ExecuteRequest): Promise<TimedExecutionResult> {
+    if (this.closed) return Promise.reject(new Error('SandboxPool is closed'));
+    return new Promise((resolve) => {
+      const job: Job = {
+        req: { id: this.nextId++, dbPath: req.dbPath, sql: req.sql, repeat: Math.max(1, req.repeat ?? 1) },
+        deadlineMs: req.deadlineMs ?? this.defaultDeadlineMs,
+        resolve,
+      };
+      this.queue.push(job);
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) {
+      job.resolve({ status: 'error', errorKind: 'runtime', message: 'sandbox pool closed', elapsedMs: 0 });
+    }
+    await Promise.all(
+      this.slots.map(
+        (slot) =>
+          new Promise<void>((done) => {
+            if (slot.child.exitCode !== null || slot.child.signalCode !== null) return done();
+            slot.child.once('exit', () => done());
+            slot.child.kill('SIGKILL');
+          }),
+      ),
+    );
+  }
+
+  private spawn(): Slot {
+    const isTs = __filename.endsWith('.ts');
+    const child = fork(`${CHILD_ENTRY}${isTs ? '.ts' : '.js'}`, [JSON.stringify(this.limits)], {
+      execArgv: [...(isTs ? ['-r', '@swc-node/register'] : []), `--max-old-space-size=${this.limits.heapMb}`],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'json',
+    });
+    const slot: Slot = { child, ready: false };
+    child.on('message', (msg: ChildMessage) => this.onMessage(slot, msg));
+    child.on('exit', (code, signal) => this.onExit(slot, code, signal));
+    child.on('error', () => undefined); // 'exit' follows and does the clean-up
+    return slot;
+  }
+
+  private onMessage(slot: Slot, msg: ChildMessage): void {
+    if (msg.type === 'ready') {
+      slot.ready = true;
+    } else if (slot.job && slot.job.req.id === msg.id && !slot.killedForTimeout) {
+      clearTimeout(slot.timer);
+      const job = slot.job;
+      slot.job = undefined;
+      job.resolve(msg.result);
+    }
+    this.dispatch();
+  }
+
+  private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
+    clearTimeout(slot.timer);
+    const job = slot.job;
+    slot.job = undefined;
+    if (job && slot.startedAt !== undefined) {
+      const elapsedMs = Number(process.hrtime.bigint() - slot.startedAt) / 1e6;
+      if (slot.killedForTimeout) {
+        this.killLatenciesMs.push(elapsedMs - job.deadlineMs);
+        job.resolve({ status: 'timeout', elapsedMs });
+      } else {
+        const how = signal ? `signal ${signal}` : `exit code ${code}`;
+        job.resolve({ status: 'error', errorKind: 'runtime', message: `sandbox process died (${how}), e.g. out of memory`, elapsedMs });
+      }
+    }
+    const index = this.slots.indexOf(slot);
+    if (index >= 0 && !this.closed) {
+      this.slots[index] = this.spawn();
+      this.dispatch();
+    }
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (!slot.ready || slot.job) continue;
+      const job = this.queue.shift()!;
+      slot.job = job;
+      slot.startedAt = process.hrtime.bigint();
+      slot.killedForTimeout = false;
+      slot.timer = setTimeout(() => {
+        slot.killedForTimeout = true;
+        slot.ready = false;
+        slot.child.kill('SIGKILL');
+      }, job.deadlineMs);
+      slot.child.send(job.req);
+    }
+  }
+}
