@@ -137,6 +137,7 @@ async function resolveRedis(ctx: Context, defaultUrl: string, privatePort: numbe
   if (fromEnv) {
     const chosen = await useRunning(fromEnv, 'REDIS_URL');
     if (chosen) return announce(ctx, 'redis', chosen);
+    ctx.log(`redis: not using REDIS_URL: ${tried[tried.length - 1] ?? ''}; looking further`);
   } else {
     tried.push('REDIS_URL: not set');
   }
@@ -231,6 +232,7 @@ async function resolvePostgres(ctx: Context, choice: PostgresChoice): Promise<Re
   if (fromEnv) {
     const chosen = await useRunning(fromEnv, 'DATABASE_URL');
     if (chosen) return announce(ctx, 'postgres', chosen);
+    ctx.log(`postgres: not using DATABASE_URL: ${tried[tried.length - 1] ?? ''}; looking further`);
   } else {
     tried.push('DATABASE_URL: not set');
   }
