@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { prepareWithDqsFallback } from '@sqlsweep/sql-sandbox';
 import { readColumnDescriptions } from './description-csv';
 import type { TablesJsonEntry } from './tables-json';
 import { introspectTables, openReadOnly, sampleColumnValues } from './sqlite-introspection';
@@ -110,7 +111,7 @@ export function checkItemsAgainstDatabases(
     try {
       for (const item of list) {
         try {
-          db.prepare(item.goldSql);
+          prepareWithDqsFallback(db, item.goldSql);
         } catch (err) {
           problems.push({ file: itemFile(item), item: item.id, message: `gold SQL does not compile: ${(err as Error).message}` });
         }

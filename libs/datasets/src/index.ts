@@ -15,3 +15,6 @@ export { spiderHardness } from './spider-hardness';
 export { decodeText } from './text-decoding';
 export { parseCsv } from './csv';
 export { readColumnDescriptions, type ColumnDescription } from './description-csv';
+export { hashDatasetFiles, sha256File } from './hash-files';
+export { ensureReplicas, type EnsureReplicasOptions } from './replicas';
+export { renderSchemaDdl } from './schema-ddl';

@@ -1,5 +1,15 @@
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const cp1252 = new TextDecoder('windows-1252');
+
+/** Windows-1252 bytes 0x80-0x9F (Node's decoder treats the label as Latin-1 and leaves C1 controls there). */
+const CP1252_HIGH =
+  '\u20AC\u0081\u201A\u0192\u201E\u2026\u2020\u2021\u02C6\u2030\u0160\u2039\u0152\u008D\u017D\u008F' +
+  '\u0090\u2018\u2019\u201C\u201D\u2022\u2013\u2014\u02DC\u2122\u0161\u203A\u0153\u009D\u017E\u0178';
+
+function decodeCp1252(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) out += b >= 0x80 && b <= 0x9f ? CP1252_HIGH[b - 0x80] : String.fromCharCode(b);
+  return out;
+}
 const utf16le = new TextDecoder('utf-16le');
 
 /**
@@ -15,6 +25,6 @@ export function decodeText(bytes: Uint8Array): { text: string; encoding: 'utf-8'
     const text = utf8.decode(bytes);
     return { text: text.replace(/^\uFEFF/, ''), encoding: 'utf-8' };
   } catch {
-    return { text: cp1252.decode(bytes), encoding: 'windows-1252' };
+    return { text: decodeCp1252(bytes), encoding: 'windows-1252' };
   }
 }

@@ -1,0 +1,85 @@
+import { chmodSync, mkdtempSync, mkdirSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ensureReplicas, hashDatasetFiles, renderSchemaDdl, sha256File, type DatabaseSchema } from './index';
+
+describe('hashDatasetFiles', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'sqlsweep-hash-'));
+    mkdirSync(join(root, 'sub'));
+    writeFileSync(join(root, 'a.json'), '[]');
+    writeFileSync(join(root, 'sub', 'b.csv'), 'x');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('is stable, and changes when a byte, a name or the file set changes', async () => {
+    const first = await hashDatasetFiles(root);
+    expect(await hashDatasetFiles(root)).toBe(first);
+    writeFileSync(join(root, 'sub', 'b.csv'), 'y');
+    const edited = await hashDatasetFiles(root);
+    expect(edited).not.toBe(first);
+    writeFileSync(join(root, 'c.txt'), '');
+    expect(await hashDatasetFiles(root)).not.toBe(edited);
+  });
+});
+
+describe('ensureReplicas', () => {
+  let root: string;
+  let db: DatabaseSchema;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'sqlsweep-rep-'));
+    const path = join(root, 'shop.sqlite');
+    const conn = new Database(path);
+    conn.exec('CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);');
+    conn.close();
+    db = { dbId: 'shop', sqlitePath: path, tables: [] };
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('copies once per version, read-only, with a verified checksum, and replaces a tampered replica', async () => {
+    const cacheDir = join(root, 'cache');
+    const first = await ensureReplicas({ versionHash: 'v1', databases: [db], cacheDir });
+    const replica = first.get('shop')!;
+    expect(replica).toBe(join(cacheDir, 'v1', 'shop.sqlite'));
+    expect(statSync(replica).mode & 0o777).toBe(0o444);
+    expect(await sha256File(replica)).toBe(await sha256File(db.sqlitePath));
+    const mtime = statSync(replica).mtimeMs;
+    await ensureReplicas({ versionHash: 'v1', databases: [db], cacheDir });
+    expect(statSync(replica).mtimeMs).toBe(mtime); // not copied again
+
+    chmodSync(replica, 0o644);
+    writeFileSync(replica, 'corrupted');
+    await ensureReplicas({ versionHash: 'v1', databases: [db], cacheDir });
+    expect(await sha256File(replica)).toBe(await sha256File(db.sqlitePath));
+    expect(readdirSync(join(cacheDir, 'v1')).sort()).toEqual(['shop.sqlite', 'shop.sqlite.sha256']);
+  });
+
+  it('refuses a version hash that is not a safe folder name', async () => {
+    await expect(ensureReplicas({ versionHash: '../x', databases: [db], cacheDir: root })).rejects.toThrow(/not a safe folder name/);
+  });
+});
+
+describe('renderSchemaDdl', () => {
+  it('renders columns, primary keys and foreign keys, quoting odd names', () => {
+    const ddl = renderSchemaDdl({
+      dbId: 'x',
+      sqlitePath: '',
+      tables: [
+        { name: 'dept', columns: [{ name: 'id', type: 'number', primaryKey: true, sampleValues: [] }] },
+        {
+          name: 'staff member',
+          columns: [
+            { name: 'id', type: 'number', primaryKey: true, sampleValues: [] },
+            { name: 'dept_id', type: 'number', primaryKey: false, references: { table: 'dept', column: 'id' }, sampleValues: [] },
+          ],
+        },
+      ],
+    });
+    expect(ddl).toBe(
+      'CREATE TABLE dept (\n  id number,\n  PRIMARY KEY (id)\n);\n\n' +
+        'CREATE TABLE "staff member" (\n  id number,\n  dept_id number,\n  PRIMARY KEY (id),\n  FOREIGN KEY (dept_id) REFERENCES dept(id)\n);',
+    );
+  });
+});
