@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { RetrievalError, type RetrievalErrorCode } from '../errors';
+import type { TokenMatrix } from '../token-matrix';
+import { ColbertTokenization, type TextRole } from './colbert-tokenization';
+import { readEncoderConfig, type EncoderConfig } from './encoder-config';
+import type { EncoderRequest, EncoderResponse, EncoderWorkerData, EncoderWorkerEvent, ExecutionProviderName } from './encoder-protocol';
+
+export interface EncoderLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface OpenEncoderOptions {
+  /** directory with config.json, the ONNX model and tokenizer.json */
+  modelDir: string;
+  /** onnxruntime threads per inference; keep (processes x threads) <= cores. Default 1. */
+  intraOpNumThreads?: number;
+  /** texts per onnxruntime run. Default 32. */
+  batchSize?: number;
+  /** 'cuda' is used when onnxruntime can load it, else CPU (logged). Default 'cpu'. */
+  executionProvider?: ExecutionProviderName;
+  logger?: EncoderLogger;
+}
+
+/** A running encoder: inference happens in its own worker thread; these calls only post messages. */
+export interface Encoder {
+  readonly config: EncoderConfig;
+  /** hash of the model, tokenizer and config: part of every index key built with this encoder */
+  readonly fingerprint: string;
+  readonly dim: number;
+  readonly provider: ExecutionProviderName;
+  encodeQueries(texts: string[]): Promise<TokenMatrix[]>;
+  encodeDocuments(texts: string[]): Promise<TokenMatrix[]>;
+  /** one L2-normalised vector per text (sentence-similarity use) */
+  encodePooled(texts: string[], role?: TextRole): Promise<Float32Array[]>;
+  /** word-piece count without special tokens (the 512-token rule, RAG chunking) */
+  countTokens(text: string): number;
+  pieces(text: string): string[];
+  close(): Promise<void>;
+}
+
+export function encoderFingerprint(modelDir: string, config: EncoderConfig): string {
+  const hash = createHash('sha256');
+  hash.update(readFileSync(join(modelDir, config.modelFile)));
+  hash.update(readFileSync(join(modelDir, config.tokenizerFile)));
+  if (config.projectionFile) hash.update(readFileSync(join(modelDir, config.projectionFile)));
+  const { builder: _builder, ...rest } = config;
+  hash.update(JSON.stringify(rest));
+  return hash.digest('hex');
+}
+
+function spawnWorker(data: EncoderWorkerData): Worker {
+  const entry = join(__dirname, `encoder-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+  if (entry.endsWith('.ts')) {
+    // Source checkout (tests, node -r @swc-node/register): compile the worker on the fly as well.
+    const bootstrap = `require('@swc-node/register'); require(${JSON.stringify(entry)});`;
+    return new Worker(bootstrap, { eval: true, workerData: data });
+  }
+  return new Worker(entry, { workerData: data });
+}
+
+export async function openEncoder(options: OpenEncoderOptions): Promise<Encoder> {
+  const config = readEncoderConfig(options.modelDir);
+  const tokenization = new ColbertTokenization(options.modelDir, config);
+  const fingerprint = encoderFingerprint(options.modelDir, config);
+  const worker = spawnWorker({
+    modelDir: options.modelDir,
+    intraOpNumThreads: options.intraOpNumThreads ?? 1,
+    batchSize: options.batchSize ?? 32,
+    executionProvider: options.executionProvider ?? 'cpu',
+  });
+
+  const ready = await new Promise<EncoderWorkerEvent>((resolve, reject) => {
+    const onMessage = (message: EncoderWorkerEvent) => {
+      worker.off('error', reject);
+      worker.off('message', onMessage);
+      resolve(message);
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+  });
+  if (ready.event === 'failed') {
+    await worker.terminate();
+    throw new RetrievalError(ready.code as RetrievalErrorCode, ready.message);
+  }
+  if (ready.fallbackReason) options.logger?.warn({ encoder: config.name, reason: ready.fallbackReason }, 'encoder running on CPU');
+  options.logger?.info({ encoder: config.name, provider: ready.provider, modelDir: options.modelDir }, 'encoder ready');
+
+  const pending = new Map<number, { resolve: (r: EncoderResponse & { ok: true }) => void; reject: (e: Error) => void }>();
+  let nextId = 1;
+  let closed = false;
+  const failAll = (error: Error) => {
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  };
+  worker.on('message', (response: EncoderResponse) => {
+    const waiter = pending.get(response.id);
+    if (!waiter) return;
+    pending.delete(response.id);
+    if (response.ok) waiter.resolve(response);
+    else waiter.reject(new RetrievalError(response.code as RetrievalErrorCode, response.message));
+  });
+  worker.on('error', (error) => failAll(new RetrievalError('ENCODER_INFERENCE_FAILED', `encoder worker crashed: ${error.message}`)));
+  worker.on('exit', (code) => {
+    closed = true;
+    failAll(new RetrievalError('ENCODER_CLOSED', `encoder worker exited (code ${code})`));
+  });
+
+  const request = (role: TextRole, texts: string[], pooled: boolean) => {
+    if (closed) return Promise.reject(new RetrievalError('ENCODER_CLOSED', `encoder ${config.name} is closed`));
+    if (texts.length === 0) return Promise.resolve({ id: 0, ok: true as const, data: new Float32Array(0), rows: [] as number[] });
+    const id = nextId++;
+    return new Promise<EncoderResponse & { ok: true }>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, op: 'encode', role, texts, pooled } satisfies EncoderRequest);
+    });
+  };
+  const toMatrices = (response: { data: Float32Array; rows: number[] }): TokenMatrix[] => {
+    let offset = 0;
+    return response.rows.map((rows) => {
+      const data = response.data.subarray(offset, offset + rows * config.dim);
+      offset += rows * config.dim;
+      return { rows, dim: config.dim, data };
+    });
+  };
+
+  return {
+    config,
+    fingerprint,
+    dim: config.dim,
+    provider: ready.provider,
+    encodeQueries: async (texts) => toMatrices(await request('query', texts, false)),
+    encodeDocuments: async (texts) => toMatrices(await request('document', texts, false)),
+    encodePooled: async (texts, role = 'document') => toMatrices(await request(role, texts, true)).map((m) => m.data),
+    countTokens: (text) => tokenization.countTokens(text),
+    pieces: (text) => tokenization.pieces(text),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await worker.terminate();
+    },
+  };
+}
