@@ -107,6 +107,12 @@ function sampleIndexFrom(req: IncomingMessage, seed: unknown): number {
   return typeof seed === 'number' && Number.isInteger(seed) ? seed : 0;
 }
 
+function temperatureFrom(req: IncomingMessage, bodyValue: unknown): number {
+  if (typeof bodyValue === 'number') return bodyValue;
+  const header = Number(req.headers['x-sqlsweep-temperature']);
+  return Number.isFinite(header) && req.headers['x-sqlsweep-temperature'] !== undefined ? header : 1;
+}
+
 function parseConversation(dialect: Dialect, body: Record<string, unknown>, req: IncomingMessage): Conversation {
   if (typeof body.model !== 'string') throw new HttpError(400, 'invalid_request_error', 'model: required string');
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
@@ -133,7 +139,7 @@ function parseConversation(dialect: Dialect, body: Record<string, unknown>, req:
   const conv: Conversation = {
     model: body.model,
     messages,
-    temperature: typeof body.temperature === 'number' ? body.temperature : 1,
+    temperature: temperatureFrom(req, body.temperature),
     maxTokens,
     sampleIndex: sampleIndexFrom(req, body.seed),
   };
@@ -232,7 +238,8 @@ export class LlmSimulator {
   }
 
   private async complete(dialect: Dialect, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const apiKey = dialect === 'anthropic' ? req.headers['x-api-key'] : req.headers.authorization?.replace(/^Bearer\s+/i, '');
+    // Recent Anthropic SDKs send the key as a bearer token, older ones as x-api-key: accept both.
+    const apiKey = req.headers['x-api-key'] || req.headers.authorization?.replace(/^Bearer\s+/i, '');
     if (!apiKey) {
       throw new HttpError(401, dialect === 'anthropic' ? 'authentication_error' : 'invalid_request_error', 'No API key provided', {}, 'invalid_api_key');
     }
@@ -385,6 +392,7 @@ export class LlmSimulator {
 /** Starts the simulator's HTTP server. Its `url` serves both SDKs: OpenAI at `${url}/v1`, Anthropic at `url`. */
 export async function startLlmSimulator(opts: LlmSimulatorOptions): Promise<LlmSimulatorHandle & { simulator: LlmSimulator }> {
   const simulator = new LlmSimulator(opts);
+  tokenizer(); // load the BPE ranks now, not inside the first request's latency
   const server = createServer((req, res) => void simulator.handle(req, res));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

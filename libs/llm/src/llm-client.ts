@@ -1,0 +1,230 @@
+import { LlmError } from './errors';
+import type { ModelCatalog, ModelConfig, ProviderConfig } from './model-catalog';
+import { costUsd } from './pricing';
+import { AnthropicProvider } from './providers/anthropic.provider';
+import { OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
+import type { LlmProvider, ProviderResult } from './providers/provider';
+import type { BudgetLease, RateBudget } from './rate-budget';
+import { responseCacheKey, type ResponseCacheStore } from './response-cache';
+import { estimateTokens } from './tokens';
+import type { LlmRequest, LlmResponse } from './types';
+
+export interface LlmClientOptions {
+  catalog: ModelCatalog;
+  /** Where API keys and base URLs are read from (names given by the catalog); usually the parsed process env. */
+  env: Record<string, string | undefined>;
+  cache?: ResponseCacheStore;
+  budget?: RateBudget;
+  logger?: (obj: object) => void;
+}
+
+interface ResolvedModel {
+  name: string;
+  config: ModelConfig;
+  providerName: string;
+  providerConfig: ProviderConfig;
+}
+
+/** Providers, shared rate budget, response cache and cost accounting behind one `complete()`. */
+export class LlmClient {
+  private readonly providers = new Map<string, LlmProvider>();
+  private readonly inFlight = new Map<string, Promise<LlmResponse>>();
+  /** Running mean of output tokens per model: what the budget reserves before a call. */
+  private readonly meanOutput = new Map<string, number>();
+
+  constructor(private readonly opts: LlmClientOptions) {}
+
+  private resolve(model: string): ResolvedModel {
+    const config = this.opts.catalog.models[model];
+    if (!config) {
+      throw new LlmError('config', `unknown model "${model}" (the model catalog has: ${Object.keys(this.opts.catalog.models).join(', ')})`);
+    }
+    const providerConfig = this.opts.catalog.providers[config.provider]!;
+    return { name: model, config, providerName: config.provider, providerConfig };
+  }
+
+  private apiKey(providerName: string, p: ProviderConfig): string {
+    if (!p.apiKeyEnv) {
+      if (p.kind === 'openai-compatible') return 'none';
+      throw new LlmError('config', `provider "${providerName}": apiKeyEnv is not set in the model catalog`);
+    }
+    const key = this.opts.env[p.apiKeyEnv];
+    if (!key) throw new LlmError('config', `provider "${providerName}": environment variable ${p.apiKeyEnv} is not set`);
+    return key;
+  }
+
+  private baseUrl(providerName: string, p: ProviderConfig): string | undefined {
+    if (p.baseUrlEnv) {
+      const url = this.opts.env[p.baseUrlEnv] ?? p.baseUrl;
+      if (!url) throw new LlmError('config', `provider "${providerName}": environment variable ${p.baseUrlEnv} is not set`);
+      return url;
+    }
+    return p.baseUrl;
+  }
+
+  private provider(m: ResolvedModel): LlmProvider {
+    let provider = this.providers.get(m.providerName);
+    if (provider) return provider;
+    const p = m.providerConfig;
+    const apiKey = this.apiKey(m.providerName, p);
+    const baseUrl = this.baseUrl(m.providerName, p);
+    const common = { name: m.providerName, apiKey, ...(baseUrl ? { baseUrl } : {}) };
+    if (p.kind === 'anthropic') {
+      provider = new AnthropicProvider(common);
+    } else {
+      // The OpenAI SDK appends /chat/completions to the base URL; servers expect it under /v1.
+      const withV1 = baseUrl && !/\/v1\/?$/.test(baseUrl) ? `${baseUrl.replace(/\/$/, '')}/v1` : baseUrl;
+      provider = new OpenAiCompatibleProvider({
+        ...common,
+        ...(withV1 ? { baseUrl: withV1 } : {}),
+        maxTokensField: p.kind === 'openai' ? 'max_completion_tokens' : 'max_tokens',
+      });
+    }
+    this.providers.set(m.providerName, provider);
+    return provider;
+  }
+
+  /** Fails with LlmError('config') naming every unknown model and missing key, before a sweep starts. */
+  assertUsable(models: string[]): void {
+    const problems: string[] = [];
+    for (const model of new Set(models)) {
+      try {
+        const m = this.resolve(model);
+        this.apiKey(m.providerName, m.providerConfig);
+        this.baseUrl(m.providerName, m.providerConfig);
+      } catch (err) {
+        problems.push(`${model}: ${(err as Error).message}`);
+      }
+    }
+    if (problems.length > 0) throw new LlmError('config', `models not usable:\n  ${problems.join('\n  ')}`);
+  }
+
+  async complete(req: LlmRequest): Promise<LlmResponse> {
+    const m = this.resolve(req.model);
+    const maxTokens = req.maxTokens ?? m.config.defaultMaxTokens;
+    const cache = req.noCache ? undefined : this.opts.cache;
+    const key = responseCacheKey({
+      namespace: req.cacheNamespace ?? 'default',
+      provider: m.providerName,
+      apiModel: m.config.apiModel ?? m.name,
+      messages: req.messages,
+      temperature: req.temperature,
+      maxTokens,
+      templateVersion: req.templateVersion,
+      sampleIndex: req.sampleIndex,
+    });
+    if (req.noCache) return this.call(m, req, maxTokens);
+
+    const running = this.inFlight.get(key);
+    if (running) return running.then((r) => ({ ...r, cached: true, costUsd: 0, latencyMs: 0 }));
+    const promise = this.cachedCall(m, req, maxTokens, key, cache).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, promise);
+    return promise;
+  }
+
+  private async cachedCall(m: ResolvedModel, req: LlmRequest, maxTokens: number, key: string, cache: ResponseCacheStore | undefined): Promise<LlmResponse> {
+    if (cache) {
+      const started = Date.now();
+      const hit = await cache.get(key);
+      if (hit) {
+        this.log({ msg: 'llm cache hit', model: m.name, key });
+        return { ...hit, cached: true, costUsd: 0, latencyMs: Date.now() - started };
+      }
+    }
+    const response = await this.call(m, req, maxTokens);
+    if (cache) {
+      await cache.put({
+        key,
+        namespace: req.cacheNamespace ?? 'default',
+        provider: response.provider,
+        model: response.model,
+        templateVersion: req.templateVersion,
+        response: {
+          output: response.output,
+          usage: response.usage,
+          costUsd: response.costUsd,
+          latencyMs: response.latencyMs,
+          simulated: response.simulated,
+          provider: response.provider,
+          model: response.model,
+        },
+      });
+    }
+    return response;
+  }
+
+  private async call(m: ResolvedModel, req: LlmRequest, maxTokens: number): Promise<LlmResponse> {
+    const provider = this.provider(m);
+    const budget = this.opts.budget;
+    const inputEstimate = estimateTokens(m.config.apiModel ?? m.name, req.messages);
+    if (inputEstimate + maxTokens > m.config.contextWindow) {
+      throw new LlmError('bad_request', `${m.name}: ${inputEstimate} input + ${maxTokens} output tokens exceed the context window of ${m.config.contextWindow}`);
+    }
+    const outputEstimate = Math.min(maxTokens, Math.ceil(this.meanOutput.get(m.name) ?? Math.min(maxTokens, 256)));
+    let lease: BudgetLease | undefined;
+    if (budget) {
+      lease = await budget.acquire({
+        model: m.name,
+        limits: m.config.limits,
+        inputTokens: inputEstimate,
+        outputTokens: outputEstimate,
+        priority: req.priority ?? 'nightly',
+        leaseMs: m.providerConfig.timeoutMs + 5_000,
+      });
+    }
+    const started = Date.now();
+    let result: ProviderResult;
+    try {
+      result = await provider.complete({
+        apiModel: m.config.apiModel ?? m.name,
+        messages: req.messages,
+        temperature: req.temperature,
+        maxTokens,
+        sampleIndex: req.sampleIndex,
+        timeoutMs: m.providerConfig.timeoutMs,
+      });
+    } catch (err) {
+      const error = err instanceof LlmError ? err : new LlmError('network', `${m.providerName}: ${(err as Error).message}`, { cause: err });
+      if (budget && lease) await this.afterFailure(budget, lease, m, error);
+      this.log({ msg: 'llm call failed', model: m.name, provider: m.providerName, code: error.code, status: error.status, retryAfterMs: error.retryAfterMs, latencyMs: Date.now() - started });
+      throw error;
+    }
+    const latencyMs = Date.now() - started;
+    if (budget && lease) {
+      await budget.settle(lease, { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
+      await budget.observe(m.name, m.config.limits, result.rateLimit);
+    }
+    const previous = this.meanOutput.get(m.name);
+    this.meanOutput.set(m.name, previous === undefined ? result.usage.outputTokens : previous * 0.9 + result.usage.outputTokens * 0.1);
+    const response: LlmResponse = {
+      output: result.output,
+      usage: result.usage,
+      costUsd: costUsd(m.config.pricing, result.usage),
+      latencyMs,
+      cached: false,
+      simulated: m.providerConfig.simulated || result.simulated,
+      provider: m.providerName,
+      model: m.name,
+    };
+    this.log({ msg: 'llm call', model: m.name, provider: m.providerName, ...response.usage, costUsd: response.costUsd, latencyMs, simulated: response.simulated, waitedMs: lease?.waitedMs ?? 0 });
+    return response;
+  }
+
+  private async afterFailure(budget: RateBudget, lease: BudgetLease, m: ResolvedModel, error: LlmError): Promise<void> {
+    if (error.code === 'rate_limited') {
+      // The provider did not count a refused call; give it back and respect its Retry-After for everyone.
+      await budget.settle(lease, { inputTokens: 0, outputTokens: 0, refundRequest: true });
+      await budget.blockFor(m.name, error.retryAfterMs ?? 1_000);
+    } else if (error.code === 'quota_exhausted') {
+      await budget.settle(lease, { inputTokens: 0, outputTokens: 0, refundRequest: true });
+      await budget.pause(m.name, `quota exhausted at provider ${m.providerName}: ${error.message}`);
+    } else {
+      // The call may have been counted by the provider: keep the estimate spent, free the concurrency slot.
+      await budget.settle(lease, { inputTokens: lease.inputTokens, outputTokens: lease.outputTokens });
+    }
+  }
+
+  private log(obj: object): void {
+    this.opts.logger?.(obj);
+  }
+}

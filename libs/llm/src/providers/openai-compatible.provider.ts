@@ -1,0 +1,81 @@
+import OpenAI from 'openai';
+import { LlmError } from '../errors';
+import { isSimulated, rateLimitObservation, retryAfterMs } from './http-headers';
+import type { LlmProvider, ProviderCall, ProviderResult } from './provider';
+
+export interface OpenAiCompatibleProviderOptions {
+  name: string;
+  apiKey: string;
+  baseUrl?: string;
+  /** OpenAI proper wants `max_completion_tokens`; most compatible servers know only `max_tokens`. */
+  maxTokensField: 'max_completion_tokens' | 'max_tokens';
+}
+
+const QUOTA_PATTERN = /insufficient_quota|billing|exceeded your current quota|credit balance/i;
+
+/** Maps an SDK error to an LlmError; the key is never part of the message. */
+export function llmErrorFromSdk(provider: string, err: unknown): LlmError {
+  if (err instanceof LlmError) return err;
+  const e = err as { name?: string; status?: number; message?: string; headers?: { get(n: string): string | null }; code?: string | null; type?: string; error?: unknown };
+  const name = e?.name ?? '';
+  const message = `${provider}: ${e?.message ?? String(err)}`;
+  if (name.endsWith('APIConnectionTimeoutError') || name === 'AbortError') return new LlmError('timeout', message, { cause: err });
+  if (name.endsWith('APIConnectionError') || typeof e?.status !== 'number') return new LlmError('network', message, { cause: err });
+  const status = e.status;
+  const bodyText = `${e.code ?? ''} ${e.type ?? ''} ${e.message ?? ''} ${JSON.stringify(e.error ?? '')}`;
+  if (QUOTA_PATTERN.test(bodyText) && (status === 429 || status === 400 || status === 402 || status === 403)) {
+    return new LlmError('quota_exhausted', message, { status, cause: err });
+  }
+  if (status === 429) {
+    const after = retryAfterMs(e.headers);
+    return new LlmError('rate_limited', message, { status, cause: err, ...(after !== undefined ? { retryAfterMs: after } : {}) });
+  }
+  if (status === 401 || status === 403) return new LlmError('auth', message, { status, cause: err });
+  if (status === 408) return new LlmError('timeout', message, { status, cause: err });
+  if (status >= 500) return new LlmError('server', message, { status, cause: err });
+  return new LlmError('bad_request', message, { status, cause: err });
+}
+
+/** OpenAI chat completions, and any server speaking that wire format (vLLM, Ollama, llama.cpp, llm-sim). */
+export class OpenAiCompatibleProvider implements LlmProvider {
+  readonly name: string;
+  private readonly client: OpenAI;
+
+  constructor(private readonly opts: OpenAiCompatibleProviderOptions) {
+    this.name = opts.name;
+    // Retries belong to the job queue, not to the SDK.
+    this.client = new OpenAI({ apiKey: opts.apiKey, maxRetries: 0, ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}) });
+  }
+
+  async complete(call: ProviderCall): Promise<ProviderResult> {
+    try {
+      const { data, response } = await this.client.chat.completions
+        .create(
+          {
+            model: call.apiModel,
+            messages: call.messages.map((m) => ({ role: m.role, content: m.content })),
+            temperature: call.temperature,
+            seed: call.sampleIndex,
+            [this.opts.maxTokensField]: call.maxTokens,
+          },
+          { timeout: call.timeoutMs, headers: { 'x-sqlsweep-sample-index': String(call.sampleIndex) } },
+        )
+        .withResponse();
+      const choice = data.choices[0];
+      if (!choice) throw new LlmError('server', `${this.name}: response has no choices`);
+      const usage = data.usage;
+      return {
+        output: choice.message.content ?? '',
+        usage: {
+          inputTokens: usage?.prompt_tokens ?? 0,
+          cachedInputTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+          outputTokens: usage?.completion_tokens ?? 0,
+        },
+        simulated: isSimulated(response.headers),
+        rateLimit: rateLimitObservation(response.headers),
+      };
+    } catch (err) {
+      throw llmErrorFromSdk(this.name, err);
+    }
+  }
+}

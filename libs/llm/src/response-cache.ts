@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type { ChatMessage, LlmUsage } from './types';
+
+export interface CachedLlmResponse {
+  output: string;
+  usage: LlmUsage;
+  /** What the original call cost; a cache hit itself costs nothing. */
+  costUsd: number;
+  latencyMs: number;
+  simulated: boolean;
+  provider: string;
+  model: string;
+}
+
+export interface CacheEntry {
+  key: string;
+  namespace: string;
+  provider: string;
+  model: string;
+  templateVersion: string;
+  response: CachedLlmResponse;
+}
+
+/** Durable store of successful responses (Postgres in production: libs/db's LlmCacheRepository). */
+export interface ResponseCacheStore {
+  get(key: string): Promise<CachedLlmResponse | undefined>;
+  /** Idempotent: a second put of the same key keeps the first response. */
+  put(entry: CacheEntry): Promise<void>;
+}
+
+export interface CacheKeyParts {
+  namespace: string;
+  provider: string;
+  apiModel: string;
+  messages: ChatMessage[];
+  temperature: number;
+  maxTokens: number;
+  templateVersion: string;
+  sampleIndex: number;
+}
+
+/** Line endings and trailing blanks carry no meaning to a model; they must not split the cache. */
+function normalizeContent(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/[ \t]+$/gm, '').trim();
+}
+
+export function responseCacheKey(p: CacheKeyParts): string {
+  const normalized = {
+    ns: p.namespace,
+    provider: p.provider,
+    model: p.apiModel,
+    messages: p.messages.map((m) => [m.role, normalizeContent(m.content)]),
+    temperature: p.temperature,
+    maxTokens: p.maxTokens,
+    template: p.templateVersion,
+    sample: p.sampleIndex,
+  };
+  return createHash('sha256').update(JSON.stringify(normalized)).digest('hex');
+}
