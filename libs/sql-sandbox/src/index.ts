@@ -18,3 +18,6 @@ export { GoldCache, type GoldCacheEntry, type GoldResultStore } from './gold-cac
 export { machineInfo, machineLabel, type MachineInfo } from './machine';
 export { readGoldFile, readSpiderPredictions, readBirdPredictions, type GoldLine } from './eval-files';
 export { evaluateExecution, officialSql, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';
+export { vesReward, vesScore } from './ves';
+export { softF1 } from './soft-f1';
+export { spiderSummaryTable, birdSummaryTable, breakdown, type BreakdownRow } from './summary-table';
