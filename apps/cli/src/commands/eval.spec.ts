@@ -1,0 +1,108 @@
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { registerEvalCommand } from './eval';
+
+const SAMPLES = resolve(__dirname, '../../../../../shared/datasets');
+const haveSamples = existsSync(join(SAMPLES, 'spider-sample', 'official-verdicts')) && existsSync(join(SAMPLES, 'bird-sample', 'official-verdicts'));
+if (!haveSamples) console.warn(`skipping official-verdict reproduction: ${SAMPLES}/*/official-verdicts is absent`);
+const describeSamples = haveSamples ? describe : describe.skip;
+
+interface Verdict {
+  i: number;
+  db_id: string;
+  exec: number;
+  hardness?: string;
+  difficulty?: string;
+}
+
+const readJsonl = <T>(file: string): T[] =>
+  readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T);
+
+async function runCli(args: string[]): Promise<{ stdout: string }> {
+  const program = new Command('sqlsweep').exitOverride();
+  program.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  registerEvalCommand(program);
+  let stdout = '';
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  try {
+    await program.parseAsync(['node', 'sqlsweep', 'eval', ...args]);
+  } finally {
+    spy.mockRestore();
+  }
+  return { stdout };
+}
+
+describe('sqlsweep eval', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'sqlsweep-eval-'));
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  describeSamples('reproduces the official verdicts item by item', () => {
+    const spider = join(SAMPLES, 'spider-sample');
+    const bird = join(SAMPLES, 'bird-sample');
+    const spiderFiles = haveSamples ? readdirSync(join(spider, 'predictions')) : [];
+    const birdFiles = haveSamples ? readdirSync(join(bird, 'predictions')) : [];
+
+    it.each(spiderFiles)('Spider %s: exec and hardness of every item', async (file) => {
+      const name = basename(file, '.sql');
+      const out = join(tmp, `${name}.jsonl`);
+      const { stdout } = await runCli([
+        '--format', 'spider', '--db-dir', join(spider, 'database'), '--gold', join(spider, 'dev_gold.sql'),
+        '--pred', join(spider, 'predictions', file), '--out', out,
+      ]);
+      const official = readJsonl<Verdict>(join(spider, 'official-verdicts', `${name}.jsonl`));
+      const ours = readJsonl<{ i: number; exec: number; level: string; db_id: string; reason: string }>(out);
+      expect(ours).toHaveLength(official.length);
+      const disagreements = official
+        .filter((o, k) => ours[k].exec !== o.exec || ours[k].level !== o.hardness || ours[k].db_id !== o.db_id)
+        .map((o) => ({ official: o, ours: ours[o.i] }));
+      expect(disagreements).toEqual([]);
+      const accuracy = official.filter((o) => o.exec === 1).length / official.length;
+      expect(stdout).toContain('EXECUTION ACCURACY');
+      expect(stdout).toMatch(new RegExp(`^execution\\s.*${accuracy.toFixed(3)}\\s*$`, 'm'));
+    });
+
+    it.each(birdFiles)('BIRD %s: exec and difficulty of every item', async (file) => {
+      const name = basename(file, '.json');
+      const out = join(tmp, `bird-${name}.jsonl`);
+      const { stdout } = await runCli([
+        '--format', 'bird', '--db-dir', join(bird, 'dev_databases'), '--gold', join(bird, 'dev_gold.sql'),
+        '--pred', join(bird, 'predictions', file), '--out', out,
+      ]);
+      const official = readJsonl<Verdict>(join(bird, 'official-verdicts', `${name}.jsonl`));
+      const ours = readJsonl<{ exec: number; level: string }>(out);
+      expect(ours).toHaveLength(official.length);
+      expect(official.filter((o, k) => ours[k].exec !== o.exec || ours[k].level !== o.difficulty)).toEqual([]);
+      const total = (100 * official.filter((o) => o.exec === 1).length) / official.length;
+      expect(stdout).toMatch(new RegExp(`^accuracy\\s.*${total.toFixed(2)}\\s*$`, 'm'));
+    });
+  });
+
+  describeSamples('refusals', () => {
+    it('refuses a prediction file with the wrong number of lines, naming both counts', async () => {
+      const spider = join(SAMPLES, 'spider-sample');
+      const short = join(tmp, 'short.sql');
+      writeFileSync(short, readFileSync(join(spider, 'predictions', 'dail-sql-gpt4.sql'), 'utf8').split('\n').slice(0, 296).join('\n'));
+      const err = await runCli(['--format', 'spider', '--db-dir', join(spider, 'database'), '--gold', join(spider, 'dev_gold.sql'), '--pred', short]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CommanderError);
+      expect((err as CommanderError).exitCode).toBe(2);
+      expect((err as Error).message).toContain(`${short} has 296 predictions but ${join(spider, 'dev_gold.sql')} has 297 gold queries`);
+    });
+
+    it('refuses an unknown --format and a missing database', async () => {
+      await expect(runCli(['--format', 'wikisql', '--db-dir', tmp, '--gold', 'g', '--pred', 'p'])).rejects.toThrow(/Allowed choices are spider, bird/);
+      const gold = join(tmp, 'gold.sql');
+      const pred = join(tmp, 'pred.sql');
+      writeFileSync(gold, 'SELECT 1\tnope\n');
+      writeFileSync(pred, 'SELECT 1\n');
+      await expect(runCli(['--format', 'spider', '--db-dir', tmp, '--gold', gold, '--pred', pred])).rejects.toThrow(/database of db_id nope not found/);
+    });
+  });
+});
