@@ -14,13 +14,11 @@ async function main(): Promise<void> {
       'data-dir': { type: 'string' },
       port: { type: 'string' },
       'state-dir': { type: 'string' },
-      'max-connections': { type: 'string' },
     },
   });
   const port = Number.parseInt(values.port ?? '', 10);
   if (!Number.isInteger(port) || port <= 0) throw new Error(`--port: expected a TCP port, got "${values.port ?? ''}"`);
-  const maxConnections = values['max-connections'] ? Number.parseInt(values['max-connections'], 10) : undefined;
-  const server = await startEmbeddedPostgres({ dataDir: values['data-dir'], port, maxConnections });
+  const server = await startEmbeddedPostgres({ dataDir: values['data-dir'], port });
   const stateDir = values['state-dir'];
   if (stateDir) writeServerState(stateDir, { port, pid: process.pid });
   console.log(`embedded Postgres (PGlite) listening on ${server.url}${values['data-dir'] ? `, data in ${values['data-dir']}` : ''}`);
