@@ -148,7 +148,7 @@ function parseConversation(dialect: Dialect, body: Record<string, unknown>, req:
 }
 
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** Log-normal latency with the configured median and 95th percentile. */

@@ -31,6 +31,7 @@ export class AnthropicProvider implements LlmProvider {
     const messages = call.messages
       .filter((m) => m.role !== 'system')
       .map((m) => ({ role: m.role as 'user' | 'assistant', content: [block(m)] }));
+    const started = Date.now();
     try {
       const { data, response } = await this.client.messages
         .create(
@@ -58,7 +59,7 @@ export class AnthropicProvider implements LlmProvider {
         rateLimit: rateLimitObservation(response.headers),
       };
     } catch (err) {
-      throw llmErrorFromSdk(this.name, err);
+      throw llmErrorFromSdk(this.name, err, { elapsedMs: Date.now() - started, timeoutMs: call.timeoutMs });
     }
   }
 }

@@ -14,13 +14,20 @@ export interface OpenAiCompatibleProviderOptions {
 const QUOTA_PATTERN = /insufficient_quota|billing|exceeded your current quota|credit balance/i;
 
 /** Maps an SDK error to an LlmError; the key is never part of the message. */
-export function llmErrorFromSdk(provider: string, err: unknown): LlmError {
+export function llmErrorFromSdk(provider: string, err: unknown, timing?: { elapsedMs: number; timeoutMs: number }): LlmError {
   if (err instanceof LlmError) return err;
   const e = err as { name?: string; status?: number; message?: string; headers?: { get(n: string): string | null }; code?: string | null; type?: string; error?: unknown };
-  const name = e?.name ?? '';
+  // The SDKs' error classes do not all set `name`; their constructor names are stable.
+  const name = `${(err as object)?.constructor?.name ?? ''} ${e?.name ?? ''}`;
   const message = `${provider}: ${e?.message ?? String(err)}`;
-  if (name.endsWith('APIConnectionTimeoutError') || name === 'AbortError') return new LlmError('timeout', message, { cause: err });
-  if (name.endsWith('APIConnectionError') || typeof e?.status !== 'number') return new LlmError('network', message, { cause: err });
+  if (/APIConnectionTimeoutError|AbortError|TimeoutError/.test(name)) return new LlmError('timeout', message, { cause: err });
+  if (/APIConnectionError/.test(name) || typeof e?.status !== 'number') {
+    // An abort from another realm (e.g. under Jest) reaches the SDK as a plain connection error: the clock decides.
+    if (timing && timing.elapsedMs >= timing.timeoutMs * 0.98) {
+      return new LlmError('timeout', `${provider}: request timed out after ${timing.timeoutMs} ms`, { cause: err });
+    }
+    return new LlmError('network', message, { cause: err });
+  }
   const status = e.status;
   const bodyText = `${e.code ?? ''} ${e.type ?? ''} ${e.message ?? ''} ${JSON.stringify(e.error ?? '')}`;
   if (QUOTA_PATTERN.test(bodyText) && (status === 429 || status === 400 || status === 402 || status === 403)) {
@@ -48,6 +55,7 @@ export class OpenAiCompatibleProvider implements LlmProvider {
   }
 
   async complete(call: ProviderCall): Promise<ProviderResult> {
+    const started = Date.now();
     try {
       const { data, response } = await this.client.chat.completions
         .create(
@@ -75,7 +83,7 @@ export class OpenAiCompatibleProvider implements LlmProvider {
         rateLimit: rateLimitObservation(response.headers),
       };
     } catch (err) {
-      throw llmErrorFromSdk(this.name, err);
+      throw llmErrorFromSdk(this.name, err, { elapsedMs: Date.now() - started, timeoutMs: call.timeoutMs });
     }
   }
 }

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS llm_response_cache;

@@ -1,0 +1,19 @@
+-- LLM response cache: successful responses only (errors are never stored), keyed by a hash of
+-- (namespace, provider, model, normalized request, template version, sample index). No API keys, ever.
+CREATE TABLE llm_response_cache (
+  cache_key            text PRIMARY KEY,
+  namespace            text NOT NULL,
+  provider             text NOT NULL,
+  model                text NOT NULL,
+  template_version     text NOT NULL,
+  output               text NOT NULL,
+  input_tokens         integer NOT NULL CHECK (input_tokens >= 0),
+  cached_input_tokens  integer NOT NULL CHECK (cached_input_tokens >= 0),
+  output_tokens        integer NOT NULL CHECK (output_tokens >= 0),
+  cost_usd             numeric(18, 9) NOT NULL CHECK (cost_usd >= 0),
+  latency_ms           integer NOT NULL CHECK (latency_ms >= 0),
+  simulated            boolean NOT NULL,
+  created_at           timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE INDEX llm_response_cache_namespace_idx ON llm_response_cache (namespace);

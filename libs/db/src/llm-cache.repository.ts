@@ -1,0 +1,94 @@
+import type { Pool, PoolClient } from 'pg';
+
+// Structurally the ResponseCacheStore of @sqlsweep/llm (libs/llm may not import libs/db, and this file
+// stays free of libs/llm so the dependency runs one way only).
+export interface LlmCacheUsage {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+}
+
+export interface LlmCachedResponse {
+  output: string;
+  usage: LlmCacheUsage;
+  costUsd: number;
+  latencyMs: number;
+  simulated: boolean;
+  provider: string;
+  model: string;
+}
+
+export interface LlmCacheEntry {
+  key: string;
+  namespace: string;
+  provider: string;
+  model: string;
+  templateVersion: string;
+  response: LlmCachedResponse;
+}
+
+interface CacheRow {
+  output: string;
+  input_tokens: number;
+  cached_input_tokens: number;
+  output_tokens: number;
+  cost_usd: string;
+  latency_ms: number;
+  simulated: boolean;
+  provider: string;
+  model: string;
+}
+
+export class LlmCacheRepository {
+  constructor(private readonly db: Pool | PoolClient) {}
+
+  async get(key: string): Promise<LlmCachedResponse | undefined> {
+    const { rows } = await this.db.query<CacheRow>(
+      `SELECT output, input_tokens, cached_input_tokens, output_tokens, cost_usd, latency_ms, simulated, provider, model
+         FROM llm_response_cache WHERE cache_key = $1`,
+      [key],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      output: row.output,
+      usage: { inputTokens: row.input_tokens, cachedInputTokens: row.cached_input_tokens, outputTokens: row.output_tokens },
+      costUsd: Number(row.cost_usd),
+      latencyMs: row.latency_ms,
+      simulated: row.simulated,
+      provider: row.provider,
+      model: row.model,
+    };
+  }
+
+  /** First write wins: a duplicate put (a retried job, a second worker) changes nothing. */
+  async put(entry: LlmCacheEntry): Promise<void> {
+    const r = entry.response;
+    await this.db.query(
+      `INSERT INTO llm_response_cache
+         (cache_key, namespace, provider, model, template_version, output, input_tokens, cached_input_tokens,
+          output_tokens, cost_usd, latency_ms, simulated)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (cache_key) DO NOTHING`,
+      [
+        entry.key,
+        entry.namespace,
+        entry.provider,
+        entry.model,
+        entry.templateVersion,
+        r.output,
+        r.usage.inputTokens,
+        r.usage.cachedInputTokens,
+        r.usage.outputTokens,
+        r.costUsd,
+        Math.round(r.latencyMs),
+        r.simulated,
+      ],
+    );
+  }
+
+  async countByNamespace(namespace: string): Promise<number> {
+    const { rows } = await this.db.query<{ n: string }>('SELECT count(*) AS n FROM llm_response_cache WHERE namespace = $1', [namespace]);
+    return Number(rows[0]?.n ?? 0);
+  }
+}
