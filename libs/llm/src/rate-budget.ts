@@ -87,7 +87,7 @@ if priority ~= 'interactive' and redis.call('ZCARD', waiting) > 0 then return {0
 redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
 local wait = 0
 if redis.call('ZCARD', leases) >= conc then wait = 20 end
-local need = {1, math.min(inTok, cap[2]), math.min(outTok, cap[3])}
+local need = {math.min(1, cap[1]), math.min(inTok, cap[2]), math.min(outTok, cap[3])}
 for k = 1, 3 do
   if lvl[k] < need[k] then wait = math.max(wait, math.ceil((need[k] - lvl[k]) / rate[k])) end
 end
