@@ -16,7 +16,6 @@ function connect(dbPath: string): Database.Database {
     db = new Database(dbPath, { readonly: true, fileMustExist: true });
     db.pragma('query_only = 1');
     db.pragma('trusted_schema = 0');
-    db.pragma(`hard_heap_limit = ${Math.floor(limits.heapMb * 1024 * 1024)}`);
     connections.set(dbPath, db);
   }
   return db;

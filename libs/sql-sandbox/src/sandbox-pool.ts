@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { ChildLimits, ChildMessage, ChildRequest } from './child-protocol';
@@ -13,7 +14,10 @@ export interface SandboxPoolOptions {
   maxRows?: number;
   /** Approximate encoded bytes kept per result; more set `truncated` (default 64 MiB). */
   maxResultBytes?: number;
-  /** V8 old-space limit and SQLite hard heap limit of each child, MiB (default 512). */
+  /**
+   * Memory limit of each child, MiB (default 512): V8's old-space limit, and, on Linux, a watchdog that SIGKILLs a
+   * child whose resident set grows past it (SQLite's own allocations, e.g. randomblob, are outside V8's heap).
+   */
   heapMb?: number;
   /** Longer SQL text is refused by the gate (default 100 000 characters). */
   maxSqlLength?: number;
@@ -31,10 +35,23 @@ interface Slot {
   job?: Job;
   startedAt?: bigint;
   timer?: NodeJS.Timeout;
-  killedForTimeout?: boolean;
+  memoryWatch?: NodeJS.Timeout;
+  killedFor?: 'timeout' | 'memory';
 }
 
 const CHILD_ENTRY = join(__dirname, 'sandbox-child');
+const MEMORY_POLL_MS = 20;
+const PAGE_SIZE = 4096;
+
+/** Resident set size of a process in bytes, or undefined where /proc is not available. */
+function residentBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * PAGE_SIZE;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A pool of child processes that run untrusted SQL read-only, one query per child at a time. */
 export class SandboxPool {
@@ -107,8 +124,9 @@ export class SandboxPool {
   private onMessage(slot: Slot, msg: ChildMessage): void {
     if (msg.type === 'ready') {
       slot.ready = true;
-    } else if (slot.job && slot.job.req.id === msg.id && !slot.killedForTimeout) {
+    } else if (slot.job && slot.job.req.id === msg.id && !slot.killedFor) {
       clearTimeout(slot.timer);
+      clearInterval(slot.memoryWatch);
       const job = slot.job;
       slot.job = undefined;
       job.resolve(msg.result);
@@ -118,11 +136,14 @@ export class SandboxPool {
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
     clearTimeout(slot.timer);
+    clearInterval(slot.memoryWatch);
     const job = slot.job;
     slot.job = undefined;
     if (job && slot.startedAt !== undefined) {
       const elapsedMs = Number(process.hrtime.bigint() - slot.startedAt) / 1e6;
-      if (slot.killedForTimeout) {
+      if (slot.killedFor === 'memory') {
+        job.resolve({ status: 'error', errorKind: 'runtime', message: `memory limit of ${this.limits.heapMb} MiB exceeded`, elapsedMs });
+      } else if (slot.killedFor === 'timeout') {
         this.killLatenciesMs.push(elapsedMs - job.deadlineMs);
         job.resolve({ status: 'timeout', elapsedMs });
       } else {
@@ -137,6 +158,15 @@ export class SandboxPool {
     }
   }
 
+  private kill(slot: Slot, why: 'timeout' | 'memory'): void {
+    if (slot.killedFor) return;
+    clearTimeout(slot.timer);
+    clearInterval(slot.memoryWatch);
+    slot.killedFor = why;
+    slot.ready = false;
+    slot.child.kill('SIGKILL');
+  }
+
   private dispatch(): void {
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
@@ -144,12 +174,12 @@ export class SandboxPool {
       const job = this.queue.shift()!;
       slot.job = job;
       slot.startedAt = process.hrtime.bigint();
-      slot.killedForTimeout = false;
-      slot.timer = setTimeout(() => {
-        slot.killedForTimeout = true;
-        slot.ready = false;
-        slot.child.kill('SIGKILL');
-      }, job.deadlineMs);
+      slot.killedFor = undefined;
+      slot.timer = setTimeout(() => this.kill(slot, 'timeout'), job.deadlineMs);
+      slot.memoryWatch = setInterval(() => {
+        const rss = residentBytes(slot.child.pid);
+        if (rss !== undefined && rss > this.limits.heapMb * 1024 * 1024) this.kill(slot, 'memory');
+      }, MEMORY_POLL_MS);
       slot.child.send(job.req);
     }
   }
