@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Pool } from 'pg';
+import { LlmClient } from '@sqlsweep/llm';
+import { LlmCacheRepository } from '@sqlsweep/db/src/llm-cache.repository';
+import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
+import { BIRD_SAMPLE, TEST_SIM_CONFIG, datasetsPresent, sqlPrompt, testCatalog } from './testing/sim-fixtures';
+
+const describeIf = datasetsPresent ? describe : describe.skip;
+const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const migrations = join(__dirname, '..', '..', '..', 'libs', 'db', 'migrations');
+
+interface BirdItem { question: string; evidence: string; SQL: string }
+
+describeIf('response cache in Postgres, through the client and llm-sim', () => {
+  const dbName = `llm_${randomBytes(6).toString('hex')}`;
+  const key = 'sk-test-CACHE-SECRET-5e2d8a';
+  let pool: Pool;
+  let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
+  let client: LlmClient;
+  const logs: object[] = [];
+  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as BirdItem[];
+
+  beforeAll(async () => {
+    const admin = new Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${dbName}`;
+    pool = new Pool({ connectionString: url.toString(), max: 4 });
+    // Until the shared migration runner applies every file, apply this migration here.
+    await pool.query(readFileSync(join(migrations, '20261122060000_llm_cache.up.sql'), 'utf8'));
+    sim = await startLlmSimulator({ datasetDirs: [BIRD_SAMPLE], config: TEST_SIM_CONFIG });
+    client = new LlmClient({
+      catalog: testCatalog(),
+      env: { SIM_URL: sim.url, SIM_KEY: key },
+      cache: new LlmCacheRepository(pool),
+      logger: (o) => logs.push(o),
+    });
+  });
+  afterAll(async () => {
+    await sim?.close();
+    await pool?.end();
+    const admin = new Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  const req = (item: BirdItem, extra: object = {}) => ({
+    model: 't-half',
+    messages: sqlPrompt(item.question, item.evidence),
+    temperature: 0.7,
+    sampleIndex: 1,
+    templateVersion: 'zero-shot@1',
+    ...extra,
+  });
+  const served = () => sim.simulator.statsSnapshot()['t-half']?.ok ?? 0;
+
+  it('collapses identical concurrent calls into one provider call and serves repeats from Postgres', async () => {
+    const before = served();
+    const results = await Promise.all(Array.from({ length: 8 }, () => client.complete(req(bird[0]!))));
+    expect(served() - before).toBe(1);
+    expect(new Set(results.map((r) => r.output)).size).toBe(1);
+    expect(results.filter((r) => !r.cached)).toHaveLength(1);
+    expect(results.filter((r) => r.cached).every((r) => r.costUsd === 0)).toBe(true);
+
+    // A fresh client (another process) finds the response in Postgres: no second payment.
+    const other = new LlmClient({ catalog: testCatalog(), env: { SIM_URL: sim.url, SIM_KEY: key }, cache: new LlmCacheRepository(pool) });
+    const again = await other.complete(req(bird[0]!));
+    expect(again.cached).toBe(true);
+    expect(again.output).toBe(results[0]!.output);
+    expect(again.usage).toEqual(results[0]!.usage);
+    expect(served() - before).toBe(1);
+  });
+
+  it('keys on sample index, template version and namespace; --no-cache always calls', async () => {
+    const before = served();
+    await client.complete(req(bird[1]!));
+    await client.complete(req(bird[1]!, { sampleIndex: 2 }));
+    await client.complete(req(bird[1]!, { templateVersion: 'zero-shot@2' }));
+    await client.complete(req(bird[1]!, { cacheNamespace: 'sweep-42' }));
+    expect(served() - before).toBe(4);
+    await client.complete(req(bird[1]!, { noCache: true }));
+    expect(served() - before).toBe(5);
+    await client.complete(req(bird[1]!, { cacheNamespace: 'sweep-42' }));
+    expect(served() - before).toBe(5);
+    expect(await new LlmCacheRepository(pool).countByNamespace('sweep-42')).toBe(1);
+  });
+
+  it('never caches errors', async () => {
+    const flaky = { ...req(bird[2]!), model: 't-flaky' };
+    await expect(client.complete(flaky)).rejects.toMatchObject({ code: 'server' });
+    await expect(client.complete(flaky)).rejects.toMatchObject({ code: 'server' });
+    expect(sim.simulator.statsSnapshot()['t-flaky']?.serverErrors).toBe(2);
+    const { rows } = await pool.query("SELECT count(*)::int AS n FROM llm_response_cache WHERE model = 't-flaky'");
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('stores no API key anywhere in Postgres or the logs', async () => {
+    const { rows } = await pool.query('SELECT * FROM llm_response_cache');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(key);
+    expect(JSON.stringify(logs)).not.toContain(key);
+  });
+});
