@@ -1,0 +1,65 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LlmError } from './errors';
+import { loadModelCatalog } from './model-catalog';
+import { costUsd } from './pricing';
+import { estimateTokens } from './tokens';
+
+const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
+const write = (name: string, text: string) => {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+};
+
+describe('loadModelCatalog', () => {
+  it('loads the project catalog', () => {
+    const catalog = loadModelCatalog(join(__dirname, '..', '..', '..', 'configs', 'models.yaml'));
+    expect(catalog.models['sim-strong']?.provider).toBe('llm-sim');
+    expect(catalog.providers['llm-sim']?.simulated).toBe(true);
+    expect(catalog.models['gpt-4o-mini']?.limits.rpm).toBeGreaterThan(0);
+  });
+
+  it('names the file and the path of every problem', () => {
+    const file = write(
+      'bad.yaml',
+      `providers:\n  p: { kind: openai, apiKeyEnv: K }\nmodels:\n  m:\n    provider: nope\n    pricing: { inputPerMTok: -1, cachedInputPerMTok: 0, outputPerMTok: 1 }\n    contextWindow: 1000\n    limits: { rpm: 1, inputTpm: 1, outputTpm: 1, concurrency: 1 }\n`,
+    );
+    let err: unknown;
+    try {
+      loadModelCatalog(file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(LlmError);
+    expect((err as LlmError).code).toBe('config');
+    expect((err as Error).message).toContain(file);
+    expect((err as Error).message).toContain('models.m.pricing.inputPerMTok');
+  });
+
+  it('rejects a model naming an unknown provider, and YAML syntax errors', () => {
+    const unknown = write(
+      'unknown.yaml',
+      `providers:\n  p: { kind: openai }\nmodels:\n  m:\n    provider: nope\n    pricing: { inputPerMTok: 1, cachedInputPerMTok: 0, outputPerMTok: 1 }\n    contextWindow: 1000\n    limits: { rpm: 1, inputTpm: 1, outputTpm: 1, concurrency: 1 }\n`,
+    );
+    expect(() => loadModelCatalog(unknown)).toThrow(/models\.m\.provider: unknown provider "nope"/);
+    expect(() => loadModelCatalog(write('syntax.yaml', 'providers: [\n'))).toThrow(/syntax\.yaml: YAML syntax error/);
+    expect(() => loadModelCatalog(join(dir, 'missing.yaml'))).toThrow(/missing\.yaml: cannot read/);
+  });
+});
+
+describe('tokens and cost', () => {
+  it('counts chat tokens with a real BPE tokenizer', () => {
+    const n = estimateTokens('gpt-4o-mini', [{ role: 'user', content: 'How many singers do we have?' }]);
+    // 7 content tokens + role + per-message and reply overhead
+    expect(n).toBeGreaterThanOrEqual(12);
+    expect(n).toBeLessThanOrEqual(16);
+  });
+
+  it('prices cached input at the cached rate', () => {
+    const pricing = { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 };
+    expect(costUsd(pricing, { inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 0 })).toBe(2);
+    expect(costUsd(pricing, { inputTokens: 1_000_000, cachedInputTokens: 1_000_000, outputTokens: 1_000_000 })).toBe(8.5);
+  });
+});
