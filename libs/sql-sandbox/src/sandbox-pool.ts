@@ -31,6 +31,8 @@ interface Job {
 
 interface Slot {
   child: ChildProcess;
+  spawnedAt: bigint;
+  replacement: boolean;
   ready: boolean;
   job?: Job;
   startedAt?: bigint;
@@ -62,8 +64,10 @@ export class SandboxPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
-  /** Times from deadline to the killed child's exit, for the benchmark. */
+  /** Times from deadline to the killed child's exit (the caller's timeout verdict), for the benchmark. */
   readonly killLatenciesMs: number[] = [];
+  /** Times from a killed child's exit to its replacement being ready to serve. */
+  readonly replaceLatenciesMs: number[] = [];
 
   constructor(opts: SandboxPoolOptions = {}) {
     this.size = Math.max(1, opts.size ?? cpus().length);
@@ -74,7 +78,7 @@ export class SandboxPool {
       heapMb: opts.heapMb ?? 512,
       maxSqlLength: opts.maxSqlLength ?? 100_000,
     };
-    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(false));
   }
 
   execute(req: ExecuteRequest): Promise<TimedExecutionResult> {
@@ -107,14 +111,19 @@ export class SandboxPool {
     );
   }
 
-  private spawn(): Slot {
+  /** Resolves once every child is up (queries sent earlier simply wait in the queue). */
+  async ready(): Promise<void> {
+    while (this.slots.some((s) => !s.ready)) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  private spawn(replacement: boolean): Slot {
     const isTs = __filename.endsWith('.ts');
     const child = fork(`${CHILD_ENTRY}${isTs ? '.ts' : '.js'}`, [JSON.stringify(this.limits)], {
       execArgv: [...(isTs ? ['-r', '@swc-node/register'] : []), `--max-old-space-size=${this.limits.heapMb}`],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
     });
-    const slot: Slot = { child, ready: false };
+    const slot: Slot = { child, ready: false, spawnedAt: process.hrtime.bigint(), replacement };
     child.on('message', (msg: ChildMessage) => this.onMessage(slot, msg));
     child.on('exit', (code, signal) => this.onExit(slot, code, signal));
     child.on('error', () => undefined); // 'exit' follows and does the clean-up
@@ -124,6 +133,7 @@ export class SandboxPool {
   private onMessage(slot: Slot, msg: ChildMessage): void {
     if (msg.type === 'ready') {
       slot.ready = true;
+      if (slot.replacement) this.replaceLatenciesMs.push(Number(process.hrtime.bigint() - slot.spawnedAt) / 1e6);
     } else if (slot.job && slot.job.req.id === msg.id && !slot.killedFor) {
       clearTimeout(slot.timer);
       clearInterval(slot.memoryWatch);
@@ -153,7 +163,7 @@ export class SandboxPool {
     }
     const index = this.slots.indexOf(slot);
     if (index >= 0 && !this.closed) {
-      this.slots[index] = this.spawn();
+      this.slots[index] = this.spawn(true);
       this.dispatch();
     }
   }

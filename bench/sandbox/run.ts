@@ -1,0 +1,99 @@
+// Benchmark of the SQL sandbox on the Spider sample: EX comparisons per second with cold and warm gold caches
+// (297 items x both prediction files), and the latency of killing a runaway query and replacing its process.
+// Run: node -r @swc-node/register bench/sandbox/run.ts   ->   bench/results/sandbox.json
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { hashDatasetFiles } from '@sqlsweep/datasets';
+import { GoldCache, SandboxPool, evaluateExecution, readGoldFile, readSpiderPredictions, type EvalItem } from '@sqlsweep/sql-sandbox';
+
+const ROOT = resolve(__dirname, '../..');
+const SPIDER = resolve(ROOT, '../shared/datasets/spider-sample');
+const WARM_ROUNDS = 5;
+const KILLS = 20;
+const KILL_DEADLINE_MS = 200;
+
+const percentile = (xs: number[], p: number): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
+
+async function main(): Promise<void> {
+  const versionHash = await hashDatasetFiles(SPIDER);
+  const gold = readGoldFile(join(SPIDER, 'dev_gold.sql'));
+  const predictionFiles = readdirSync(join(SPIDER, 'predictions')).sort();
+  const runs = predictionFiles.map((file) => {
+    const preds = readSpiderPredictions(join(SPIDER, 'predictions', file));
+    return gold.map<EvalItem>((g, i) => ({
+      dbPath: join(SPIDER, 'database', g.dbId, `${g.dbId}.sqlite`),
+      goldSql: g.sql,
+      predSql: preds[i],
+      itemId: `dev-${i}`,
+    }));
+  });
+  const comparisons = runs.reduce((n, r) => n + r.length, 0);
+
+  const pool = new SandboxPool();
+  await pool.ready();
+  const cache = new GoldCache();
+  const pass = async (): Promise<{ ms: number; correct: number[] }> => {
+    const start = process.hrtime.bigint();
+    const correct: number[] = [];
+    for (const items of runs) {
+      const verdicts = await evaluateExecution({ semantics: 'spider', pool, items, goldCache: cache, versionHash });
+      correct.push(verdicts.filter((v) => v.correct).length);
+    }
+    return { ms: Number(process.hrtime.bigint() - start) / 1e6, correct };
+  };
+  const cold = await pass();
+  const warmTimes: number[] = [];
+  for (let r = 0; r < WARM_ROUNDS; r++) warmTimes.push((await pass()).ms);
+  const warmMs = percentile(warmTimes, 50);
+
+  const killPool = new SandboxPool({ size: cpus().length, deadlineMs: KILL_DEADLINE_MS });
+  await killPool.ready();
+  const killWall: number[] = [];
+  for (let k = 0; k < KILLS; k++) {
+    const start = process.hrtime.bigint();
+    const r = await killPool.execute({
+      dbPath: runs[0][0].dbPath,
+      sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c',
+    });
+    if (r.status !== 'timeout') throw new Error(`runaway query was not killed: ${JSON.stringify(r)}`);
+    killWall.push(Number(process.hrtime.bigint() - start) / 1e6);
+    await killPool.ready();
+  }
+
+  const result = {
+    benchmark: 'sandbox',
+    date: new Date().toISOString(),
+    machine: { cpuModel: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGb: round(totalmem() / 2 ** 30) },
+    dataset: { name: 'spider-sample', versionHash, items: gold.length, predictionFiles, comparisons },
+    poolSize: cpus().length,
+    accuracy: Object.fromEntries(predictionFiles.map((f, i) => [f, round(cold.correct[i] / gold.length, 4)])),
+    coldGoldCache: { ms: round(cold.ms), comparisonsPerSecond: round((comparisons / cold.ms) * 1000), goldExecutions: gold.length },
+    warmGoldCache: {
+      rounds: WARM_ROUNDS,
+      msMedian: round(warmMs),
+      comparisonsPerSecond: round((comparisons / warmMs) * 1000),
+      msAllRounds: warmTimes.map((t) => round(t)),
+    },
+    killAndReplace: {
+      runs: KILLS,
+      deadlineMs: KILL_DEADLINE_MS,
+      verdictAfterDeadlineMs: { p50: round(percentile(killPool.killLatenciesMs, 50), 2), p99: round(percentile(killPool.killLatenciesMs, 99), 2) },
+      replacementReadyMs: { p50: round(percentile(killPool.replaceLatenciesMs, 50)), p99: round(percentile(killPool.replaceLatenciesMs, 99)) },
+      timeoutVerdictWallMs: { p50: round(percentile(killWall, 50)), p99: round(percentile(killWall, 99)) },
+    },
+  };
+  await Promise.all([pool.close(), killPool.close()]);
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results/sandbox.json'), `${JSON.stringify(result, null, 2)}\n`);
+  console.log(JSON.stringify(result, null, 2));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { evaluateExecution } from './evaluate-execution';
+import { GoldCache } from './gold-cache';
+import { SandboxPool } from './sandbox-pool';
+
+describe('SandboxPool', () => {
+  let dir: string;
+  let dbPath: string;
+  let pool: SandboxPool;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-pool-'));
+    dbPath = join(dir, 'shop.sqlite');
+    const db = new Database(dbPath);
+    db.exec(`CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, price REAL, code BLOB, big INTEGER);
+      INSERT INTO item VALUES (1, 'pen', 2.0, x'00ff', 9007199254740993), (2, 'ink', 3.5, NULL, 2);`);
+    db.close();
+    pool = new SandboxPool({ size: 2, deadlineMs: 5_000 });
+  });
+  afterAll(async () => {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('returns columns and JSON-safe rows', async () => {
+    const r = await pool.execute({ dbPath, sql: 'SELECT id, name, price, code, big FROM item ORDER BY id' });
+    expect(r).toMatchObject({
+      status: 'ok',
+      columns: ['id', 'name', 'price', 'code', 'big'],
+      rows: [
+        [1, 'pen', { real: 2 }, { blob: 'AP8=' }, { int: '9007199254740993' }],
+        [2, 'ink', 3.5, null, 2],
+      ],
+      truncated: false,
+    });
+  });
+
+  it('classifies errors: gate, syntax (compile) and runtime', async () => {
+    expect(await pool.execute({ dbPath, sql: 'DELETE FROM item' })).toMatchObject({ status: 'error', errorKind: 'gate' });
+    expect(await pool.execute({ dbPath, sql: 'SELECT 1; SELECT 2' })).toMatchObject({ status: 'error', errorKind: 'gate' });
+    expect(await pool.execute({ dbPath, sql: 'SELEC 1' })).toMatchObject({ status: 'error', errorKind: 'syntax', message: expect.stringMatching(/near "SELEC"/) });
+    expect(await pool.execute({ dbPath, sql: 'SELECT nope FROM item' })).toMatchObject({ status: 'error', errorKind: 'syntax' });
+    expect(await pool.execute({ dbPath, sql: "SELECT json_extract('{', '$')" })).toMatchObject({ status: 'error', errorKind: 'runtime' });
+    expect(await pool.execute({ dbPath: join(dir, 'absent.sqlite'), sql: 'SELECT 1' })).toMatchObject({ status: 'error', errorKind: 'syntax', message: expect.stringMatching(/unable to open|does not exist/) });
+  });
+
+  it('reads an unresolvable double-quoted token as a string, as Python sqlite3 does', async () => {
+    expect(await pool.execute({ dbPath, sql: 'SELECT id FROM item WHERE name = "ink"' })).toMatchObject({ status: 'ok', rows: [[2]] });
+    expect(await pool.execute({ dbPath, sql: 'SELECT "name" FROM item WHERE id = 1' })).toMatchObject({ status: 'ok', rows: [['pen']] });
+  });
+
+  it('times every run when asked to repeat, and honours a per-request deadline', async () => {
+    const r = await pool.execute({ dbPath, sql: 'SELECT * FROM item', repeat: 5 });
+    expect(r.timingsMs).toHaveLength(5);
+    const slow = await pool.execute({ dbPath, sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c', deadlineMs: 150 });
+    expect(slow.status).toBe('timeout');
+    expect(slow.elapsedMs).toBeGreaterThanOrEqual(150);
+    expect(slow.elapsedMs).toBeLessThan(350);
+  });
+
+  it('runs each gold query once per (version, item) with a gold cache, persisted to a file', async () => {
+    const cacheFile = join(dir, 'gold.jsonl');
+    const cache = new GoldCache(cacheFile);
+    const items = [{ dbPath, goldSql: 'SELECT name FROM item', predSql: 'SELECT name FROM item ORDER BY id DESC', itemId: 'dev-0' }];
+    const first = await evaluateExecution({ semantics: 'spider', pool, items, goldCache: cache, versionHash: 'v1' });
+    const second = await evaluateExecution({ semantics: 'spider', pool, items, goldCache: cache, versionHash: 'v1' });
+    expect(first[0]).toMatchObject({ correct: true, goldCached: false });
+    expect(second[0]).toMatchObject({ correct: true, goldCached: true });
+    const reloaded = new GoldCache(cacheFile);
+    expect(reloaded.size).toBe(1);
+    expect(reloaded.get('v1', 'dev-0')).toMatchObject({ result: { status: 'ok', rows: [['pen'], ['ink']] }, machine: expect.any(String) });
+    expect(reloaded.get('v2', 'dev-0')).toBeUndefined();
+  });
+
+  it('refuses work once closed', async () => {
+    const small = new SandboxPool({ size: 1 });
+    await small.close();
+    await expect(small.execute({ dbPath, sql: 'SELECT 1' })).rejects.toThrow(/closed/);
+  });
+});
