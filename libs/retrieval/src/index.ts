@@ -11,3 +11,50 @@ export {
   type BuildBundledEncoderOptions,
   type BuildBundledEncoderResult,
 } from './encoder/bundled/build-bundled-encoder';
+export type { DocumentKind, IndexedDocument, MultiVectorIndex, PayloadValue, RetrievalDocument, ScoredDocument, SearchFilter, SearchOptions } from './index/types';
+export { EmbeddedMultiVectorIndex } from './index/embedded-index';
+export { QdrantMultiVectorIndex, qdrantCollectionName, type QdrantIndexOptions } from './index/qdrant-index';
+export {
+  buildIndex,
+  indexKey,
+  openIndex,
+  readIndexManifest,
+  INDEX_FORMAT_VERSION,
+  type BuildIndexDeps,
+  type BuildIndexResult,
+  type IndexManifest,
+  type IndexSpec,
+} from './index/build-index';
+export { listIndexes, type IndexListing } from './index/index-catalog';
+export {
+  DOCUMENT_BUILDER_VERSION,
+  tableText,
+  columnText,
+  tableDocumentId,
+  columnDocumentId,
+  tableDocuments,
+  columnDocuments,
+  sqlSkeletonDocuments,
+  questionSkeletonDocuments,
+  ragChunkDocuments,
+  type TrainingPair,
+  type QuestionSkeletonEntry,
+  type CorpusText,
+} from './documents/builders';
+export {
+  TableRetriever,
+  RB_SQL_DEFAULT_THETA,
+  RB_SQL_DEFAULT_MU,
+  DEFAULT_MU_PRIME,
+  type SchemaIndexes,
+  type ScoredTable,
+  type TableRetrieverOptions,
+} from './retrievers/table-retriever';
+export { buildSchemaIndexes, type SchemaIndexBuild } from './retrievers/schema-indexes';
+export { goldTablesOf, type GoldTables } from './eval/gold-tables';
+export {
+  evaluateTableRetrieval,
+  type TableRetrievalEvalOptions,
+  type TableRetrievalEvalReport,
+  type RetrievalOperatingPoint,
+} from './eval/table-retrieval-eval';

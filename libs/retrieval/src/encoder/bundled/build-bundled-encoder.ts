@@ -8,7 +8,7 @@ import { buildEmbeddingTable, orthogonalProjection } from './token-embeddings';
 import { buildBundledVocabulary } from './vocabulary';
 
 /** Bump whenever the vocabulary, the embeddings or the graph change: every index built with it is then rebuilt. */
-export const BUNDLED_ENCODER_VERSION = 1;
+export const BUNDLED_ENCODER_VERSION = 2;
 export const BUNDLED_ENCODER_NAME = 'sqlsweep-ngram-colbert';
 const HIDDEN_DIM = 128;
 const OUTPUT_DIM = 128;

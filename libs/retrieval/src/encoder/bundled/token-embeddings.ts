@@ -6,6 +6,9 @@ import { PUNCTUATION, SPECIAL_TOKENS } from './vocabulary';
  * piece, unit-normalised. Pieces sharing n-grams get similar vectors, so "singer" matches "singers" and "sing".
  * Special tokens and punctuation embed to zero: they never contribute to a MaxSim score.
  */
+/** Bigrams are shared by many unrelated pieces: weighted down so they add less MaxSim noise. */
+export const BIGRAM_WEIGHT = 0.5;
+
 export function pieceEmbedding(piece: string, dim: number): Float32Array {
   const vector = new Float32Array(dim);
   if ((SPECIAL_TOKENS as readonly string[]).includes(piece) || (piece.length === 1 && PUNCTUATION.includes(piece))) {
@@ -15,8 +18,8 @@ export function pieceEmbedding(piece: string, dim: number): Float32Array {
   const body = continuation ? piece.slice(2) : piece;
   const marked = continuation ? body : `<${body}`;
   addHashedSignVector(vector, `piece:${marked}`, 1.5);
-  for (const n of [2, 3]) {
-    for (let i = 0; i + n <= marked.length; i++) addHashedSignVector(vector, `gram:${marked.slice(i, i + n)}`, 1);
+  for (const [n, weight] of [[2, BIGRAM_WEIGHT], [3, 1]] as const) {
+    for (let i = 0; i + n <= marked.length; i++) addHashedSignVector(vector, `gram:${marked.slice(i, i + n)}`, weight);
   }
   if (body.length === 1) addHashedSignVector(vector, `char:${body}`, 0.5);
   let norm = 0;

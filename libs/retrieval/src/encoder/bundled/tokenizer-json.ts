@@ -1,4 +1,4 @@
-import { SPECIAL_TOKENS } from './vocabulary';
+import { SPECIAL_TOKENS, STOPWORDS } from './vocabulary';
 
 /** A Hugging Face `tokenizer.json` (BERT-style WordPiece) for the bundled vocabulary. */
 export function buildTokenizerJson(vocabulary: readonly string[], maxLength: number): Record<string, unknown> {
@@ -18,7 +18,13 @@ export function buildTokenizerJson(vocabulary: readonly string[], maxLength: num
       normalized: false,
       special: true,
     })),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: true, lowercase: true },
+    normalizer: {
+      type: 'Sequence',
+      normalizers: [
+        { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: true, lowercase: true },
+        { type: 'Replace', pattern: { Regex: `\\b(?:${STOPWORDS.join('|')})\\b` }, content: ' ' },
+      ],
+    },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
       type: 'TemplateProcessing',

@@ -23,3 +23,15 @@ export function buildBundledVocabulary(): string[] {
   for (const piece of pieces) vocabulary.push(`##${piece}`);
   return vocabulary;
 }
+
+/**
+ * Question words removed by the tokenizer's normaliser (whole words only) so they never add MaxSim noise.
+ * SQL keywords (and, or, not, in, is, by, from, where, ...) are kept: the same encoder scores SQL skeletons.
+ */
+export const STOPWORDS = [
+  'a', 'an', 'the', 'of', 'to', 'for', 'with', 'at', 'was', 'were', 'be', 'been', 'being', 'are', 'do', 'does', 'did',
+  'has', 'have', 'had', 'what', 'which', 'who', 'whom', 'whose', 'how', 'many', 'much', 'that', 'this', 'these',
+  'those', 'their', 'there', 'its', 'it', 'they', 'them', 'he', 'she', 'his', 'her', 'me', 'my', 'i', 'we', 'our',
+  'you', 'your', 'please', 'give', 'show', 'list', 'find', 'tell', 'display', 'each', 'every', 'any', 'than', 'also',
+  'can', 'could', 'would', 'should', 'will', 'shall', 'may',
+] as const;

@@ -1,0 +1,107 @@
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { RetrievalError } from '../errors';
+import { maxSimAt, nonZeroRows, type TokenMatrix } from '../token-matrix';
+import type { IndexedDocument, MultiVectorIndex, RetrievalDocument, ScoredDocument, SearchOptions } from './types';
+
+interface StoredDocument {
+  document: RetrievalDocument;
+  data: Float32Array;
+  rows: number;
+}
+
+export const EMBEDDED_DOCUMENTS_FILE = 'documents.jsonl';
+export const EMBEDDED_VECTORS_FILE = 'vectors.f32';
+
+/** Exact MaxSim over stored token matrices, in memory; `save`/`load` persist it as JSONL + raw float32. */
+export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
+  private readonly documents = new Map<string, StoredDocument>();
+
+  constructor(readonly dim: number) {}
+
+  async upsert(documents: IndexedDocument[]): Promise<void> {
+    for (const doc of documents) {
+      if (doc.vectors.dim !== this.dim) {
+        throw new RetrievalError('INDEX_DIMENSION_MISMATCH', `document ${doc.id}: vectors have dim ${doc.vectors.dim}, index has ${this.dim}`);
+      }
+      const { vectors, ...document } = doc;
+      this.documents.set(doc.id, { document, data: Float32Array.from(vectors.data.subarray(0, vectors.rows * this.dim)), rows: vectors.rows });
+    }
+  }
+
+  async count(): Promise<number> {
+    return this.documents.size;
+  }
+
+  searchSync(query: TokenMatrix, options: SearchOptions = {}): ScoredDocument[] {
+    if (query.dim !== this.dim) throw new RetrievalError('INDEX_DIMENSION_MISMATCH', `query has dim ${query.dim}, index has ${this.dim}`);
+    const activeRows = nonZeroRows(query);
+    const tables = options.filter?.tables ? new Set(options.filter.tables) : null;
+    const dbId = options.filter?.dbId;
+    const minScore = options.minScore ?? -Infinity;
+    const results: ScoredDocument[] = [];
+    for (const { document, data, rows } of this.documents.values()) {
+      if (dbId !== undefined && document.payload.dbId !== dbId) continue;
+      if (tables && (document.payload.table === undefined || !tables.has(document.payload.table))) continue;
+      const score = maxSimAt(query, activeRows, data, 0, rows);
+      if (score > minScore) results.push({ ...document, score });
+    }
+    results.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+    return options.topK !== undefined ? results.slice(0, options.topK) : results;
+  }
+
+  async search(query: TokenMatrix, options?: SearchOptions): Promise<ScoredDocument[]> {
+    return this.searchSync(query, options);
+  }
+
+  /** Writes documents.jsonl and vectors.f32 into `dir` (which must exist). Returns the number of token rows. */
+  save(dir: string): number {
+    const lines: string[] = [];
+    const vectorsPath = join(dir, EMBEDDED_VECTORS_FILE);
+    const fd = openSync(vectorsPath, 'w');
+    let totalRows = 0;
+    try {
+      for (const { document, data, rows } of this.documents.values()) {
+        lines.push(JSON.stringify({ ...document, rows }));
+        writeSync(fd, new Uint8Array(data.buffer, data.byteOffset, rows * this.dim * 4));
+        totalRows += rows;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    writeFileSync(join(dir, EMBEDDED_DOCUMENTS_FILE), lines.length ? `${lines.join('\n')}\n` : '');
+    return totalRows;
+  }
+
+  static load(dir: string, dim: number): EmbeddedMultiVectorIndex {
+    const documentsPath = join(dir, EMBEDDED_DOCUMENTS_FILE);
+    const vectorsPath = join(dir, EMBEDDED_VECTORS_FILE);
+    if (!existsSync(documentsPath) || !existsSync(vectorsPath)) {
+      throw new RetrievalError('INDEX_NOT_FOUND', `${dir}: missing ${EMBEDDED_DOCUMENTS_FILE} or ${EMBEDDED_VECTORS_FILE}`);
+    }
+    const bytes = readFileSync(vectorsPath);
+    if (bytes.byteLength % (dim * 4) !== 0) throw new RetrievalError('INDEX_CORRUPT', `${vectorsPath}: size ${bytes.byteLength} is not a multiple of ${dim} float32`);
+    const all = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    const index = new EmbeddedMultiVectorIndex(dim);
+    let offset = 0;
+    readFileSync(documentsPath, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (line.trim() === '') return;
+        let parsed: RetrievalDocument & { rows: number };
+        try {
+          parsed = JSON.parse(line);
+        } catch (error) {
+          throw new RetrievalError('INDEX_CORRUPT', `${documentsPath}:${i + 1}: ${(error as Error).message}`);
+        }
+        const { rows, ...document } = parsed;
+        if (!Number.isInteger(rows) || offset + rows * dim > all.length) {
+          throw new RetrievalError('INDEX_CORRUPT', `${documentsPath}:${i + 1}: rows ${rows} run past the end of ${vectorsPath}`);
+        }
+        index.documents.set(document.id, { document, data: all.subarray(offset, offset + rows * dim), rows });
+        offset += rows * dim;
+      });
+    if (offset !== all.length) throw new RetrievalError('INDEX_CORRUPT', `${vectorsPath}: ${all.length - offset} floats not claimed by ${documentsPath}`);
+    return index;
+  }
+}
