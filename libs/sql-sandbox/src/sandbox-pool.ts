@@ -21,6 +21,8 @@ export interface SandboxPoolOptions {
   heapMb?: number;
   /** Longer SQL text is refused by the gate (default 100 000 characters). */
   maxSqlLength?: number;
+  /** Keep one idle child started so a killed child is replaced at once (default true). */
+  standby?: boolean;
 }
 
 interface Job {
@@ -31,8 +33,8 @@ interface Job {
 
 interface Slot {
   child: ChildProcess;
-  spawnedAt: bigint;
-  replacement: boolean;
+  /** Set when the slot's child took the place of a dead one: the time of that death. */
+  replacingSince?: bigint;
   ready: boolean;
   job?: Job;
   startedAt?: bigint;
@@ -61,6 +63,8 @@ export class SandboxPool {
   private readonly size: number;
   private readonly defaultDeadlineMs: number;
   private readonly slots: Slot[] = [];
+  private standby?: Slot;
+  private readonly useStandby: boolean;
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
@@ -78,7 +82,9 @@ export class SandboxPool {
       heapMb: opts.heapMb ?? 512,
       maxSqlLength: opts.maxSqlLength ?? 100_000,
     };
-    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(false));
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+    this.useStandby = opts.standby ?? true;
+    if (this.useStandby) this.standby = this.spawn();
   }
 
   execute(req: ExecuteRequest): Promise<TimedExecutionResult> {
@@ -99,8 +105,9 @@ export class SandboxPool {
     for (const job of this.queue.splice(0)) {
       job.resolve({ status: 'error', errorKind: 'runtime', message: 'sandbox pool closed', elapsedMs: 0 });
     }
+    const children = this.standby ? [...this.slots, this.standby] : this.slots;
     await Promise.all(
-      this.slots.map(
+      children.map(
         (slot) =>
           new Promise<void>((done) => {
             if (slot.child.exitCode !== null || slot.child.signalCode !== null) return done();
@@ -113,17 +120,18 @@ export class SandboxPool {
 
   /** Resolves once every child is up (queries sent earlier simply wait in the queue). */
   async ready(): Promise<void> {
-    while (this.slots.some((s) => !s.ready)) await new Promise((r) => setTimeout(r, 10));
+    const all = (): Slot[] => (this.standby ? [...this.slots, this.standby] : this.slots);
+    while (all().some((s) => !s.ready)) await new Promise((r) => setTimeout(r, 10));
   }
 
-  private spawn(replacement: boolean): Slot {
+  private spawn(): Slot {
     const isTs = __filename.endsWith('.ts');
     const child = fork(`${CHILD_ENTRY}${isTs ? '.ts' : '.js'}`, [JSON.stringify(this.limits)], {
       execArgv: [...(isTs ? ['-r', '@swc-node/register'] : []), `--max-old-space-size=${this.limits.heapMb}`],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
     });
-    const slot: Slot = { child, ready: false, spawnedAt: process.hrtime.bigint(), replacement };
+    const slot: Slot = { child, ready: false };
     child.on('message', (msg: ChildMessage) => this.onMessage(slot, msg));
     child.on('exit', (code, signal) => this.onExit(slot, code, signal));
     child.on('error', () => undefined); // 'exit' follows and does the clean-up
@@ -133,7 +141,7 @@ export class SandboxPool {
   private onMessage(slot: Slot, msg: ChildMessage): void {
     if (msg.type === 'ready') {
       slot.ready = true;
-      if (slot.replacement) this.replaceLatenciesMs.push(Number(process.hrtime.bigint() - slot.spawnedAt) / 1e6);
+      this.noteReplaced(slot);
     } else if (slot.job && slot.job.req.id === msg.id && !slot.killedFor) {
       clearTimeout(slot.timer);
       clearInterval(slot.memoryWatch);
@@ -161,11 +169,25 @@ export class SandboxPool {
         job.resolve({ status: 'error', errorKind: 'runtime', message: `sandbox process died (${how}), e.g. out of memory`, elapsedMs });
       }
     }
-    const index = this.slots.indexOf(slot);
-    if (index >= 0 && !this.closed) {
-      this.slots[index] = this.spawn(true);
-      this.dispatch();
+    if (this.closed) return;
+    if (slot === this.standby) {
+      this.standby = this.spawn();
+      return;
     }
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    const replacement = this.standby ?? this.spawn();
+    replacement.replacingSince = process.hrtime.bigint();
+    this.slots[index] = replacement;
+    this.standby = this.useStandby ? this.spawn() : undefined;
+    if (replacement.ready) this.noteReplaced(replacement);
+    this.dispatch();
+  }
+
+  private noteReplaced(slot: Slot): void {
+    if (slot.replacingSince === undefined) return;
+    this.replaceLatenciesMs.push(Number(process.hrtime.bigint() - slot.replacingSince) / 1e6);
+    slot.replacingSince = undefined;
   }
 
   private kill(slot: Slot, why: 'timeout' | 'memory'): void {
