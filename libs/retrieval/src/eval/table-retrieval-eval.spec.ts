@@ -1,0 +1,50 @@
+import { loadDataset } from '@sqlsweep/datasets';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { openEncoder, type Encoder } from '../encoder/encoder';
+import { ensureBundledEncoderForTests } from '../testing/test-encoder';
+import { evaluateTableRetrieval, type TableRetrievalEvalReport } from './table-retrieval-eval';
+
+// The real Spider and BIRD samples shipped beside the repository (never copied into it).
+const SAMPLES = resolve(__dirname, '../../../../../shared/datasets');
+const THRESHOLDS = [2, 3, 4, 5, 6, 7, 8];
+
+function expectMonotone(report: TableRetrievalEvalReport): void {
+  for (let i = 1; i < report.thresholds.length; i++) {
+    expect(report.thresholds[i].recall).toBeLessThanOrEqual(report.thresholds[i - 1].recall);
+    expect(report.thresholds[i].reductionRatio).toBeGreaterThanOrEqual(report.thresholds[i - 1].reductionRatio);
+  }
+}
+
+describe('table-retrieval recall with the bundled encoder (floors pinned on real samples)', () => {
+  let encoder: Encoder;
+  let root: string;
+  beforeAll(async () => {
+    encoder = await openEncoder({ modelDir: ensureBundledEncoderForTests() });
+    root = mkdtempSync(join(tmpdir(), 'sqlsweep-tr-eval-'));
+  });
+  afterAll(async () => {
+    await encoder.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('Spider sample dev: the first table is gold for most questions, top-3 recall high', async () => {
+    const dataset = await loadDataset({ format: 'spider', path: join(SAMPLES, 'spider-sample') });
+    const report = await evaluateTableRetrieval({ dataset, datasetVersion: 'spider-sample', encoder, indexRoot: root, thresholds: THRESHOLDS });
+    expect(report.items).toBeGreaterThan(250);
+    expect(report.firstIsGold).toBeGreaterThanOrEqual(0.88);
+    expect(report.topK.find((p) => p.value === 3)?.recall).toBeGreaterThanOrEqual(0.9);
+    expect(report.thresholds[0].recall).toBeGreaterThanOrEqual(0.99);
+    expectMonotone(report);
+  });
+
+  it('BIRD sample dev (one 8-table database, with evidence)', async () => {
+    const dataset = await loadDataset({ format: 'bird', path: join(SAMPLES, 'bird-sample') });
+    const report = await evaluateTableRetrieval({ dataset, datasetVersion: 'bird-sample', encoder, indexRoot: root, thresholds: THRESHOLDS, withEvidence: true });
+    expect(report.items).toBe(48);
+    expect(report.firstIsGold).toBeGreaterThanOrEqual(0.75);
+    expect(report.topK.find((p) => p.value === 5)?.recall).toBeGreaterThanOrEqual(0.85);
+    expectMonotone(report);
+  });
+});
