@@ -393,10 +393,11 @@ FROM pax_stage p
 JOIN loyalty_weight lw ON p.u_airline >= lw.lo AND p.u_airline < lw.hi;
 UPDATE passengers SET email = trim(email) WHERE email IS NOT NULL;
 
--- Bookings ---------------------------------------------------------------------------------------
+-- Bookings: 30% are made by the 150 frequent travellers (the lowest passenger ids) ----------------------
 CREATE TEMP TABLE bk_stage AS
 SELECT s.n AS booking_id,
-       1 + CAST(r1.u * r1.u * 1500 AS INTEGER) AS passenger_id,
+       CASE WHEN r1.u < 0.3 THEN 1 + CAST(r1.u / 0.3 * 150 AS INTEGER)
+            ELSE 1 + CAST((r1.u - 0.3) / 0.7 * 1500 AS INTEGER) END AS passenger_id,
        1 + CAST(r2.u * (SELECT COUNT(*) FROM flights) AS INTEGER) AS flight_id,
        r3.u AS u_lead, r4.u AS u_class, r5.u AS u_price, r6.u AS u_seat, r7.u AS u_bags, r8.u AS u_status
 FROM seq s
