@@ -21,7 +21,8 @@ const DESCRIPTION_HEADER = [
   'data_format',
   'value_description',
 ] as const;
-const DATA_FORMATS = ['integer', 'real', 'text', 'date'] as const;
+// The convention names integer/real/text/date; BIRD's own files also use datetime for timestamps.
+const DATA_FORMATS = ['integer', 'real', 'text', 'date', 'datetime'] as const;
 
 export interface BuildMinibenchOptions {
   /** Folder with one sub-folder per database; defaults to data/minibench/src. */
