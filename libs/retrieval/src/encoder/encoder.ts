@@ -56,7 +56,9 @@ function spawnWorker(data: EncoderWorkerData): Worker {
   const entry = join(__dirname, `encoder-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
   if (entry.endsWith('.ts')) {
     // Source checkout (tests, node -r @swc-node/register): compile the worker on the fly as well.
-    const bootstrap = `require('@swc-node/register'); require(${JSON.stringify(entry)});`;
+    // Resolved here, not in the worker: an eval'd worker resolves modules from the process's cwd.
+    const register = require.resolve('@swc-node/register');
+    const bootstrap = `require(${JSON.stringify(register)}); require(${JSON.stringify(entry)});`;
     return new Worker(bootstrap, { eval: true, workerData: data });
   }
   return new Worker(entry, { workerData: data });
