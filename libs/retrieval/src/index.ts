@@ -58,3 +58,5 @@ export {
   type TableRetrievalEvalReport,
   type RetrievalOperatingPoint,
 } from './eval/table-retrieval-eval';
+/** Test helper for any package's tests: builds the bundled encoder once per machine in a tmp directory. */
+export { ensureBundledEncoderForTests } from './testing/test-encoder';
