@@ -12,6 +12,7 @@ export type {
 export { DatasetError } from './errors';
 export { loadDataset, type LoadDatasetOptions } from './load-dataset';
 export { spiderHardness } from './spider-hardness';
+export { parseSpiderSql, tokenizeSpiderSql, SpiderParseError, type ParsedSql } from './spider-sql-parser';
 export { decodeText } from './text-decoding';
 export { parseCsv } from './csv';
 export { readColumnDescriptions, type ColumnDescription } from './description-csv';

@@ -5,6 +5,7 @@ import { buildDatabaseCatalog, checkItemsAgainstDatabases } from './database-cat
 import { DatasetError } from './errors';
 import { asArray, isRecord, readJsonFile } from './json-file';
 import { spiderHardness } from './spider-hardness';
+import { parseSpiderSql } from './spider-sql-parser';
 import { parseTablesJson } from './tables-json';
 import type { Dataset, DatasetItem, DatasetProblem } from './types';
 
@@ -54,12 +55,12 @@ export async function loadSpider(root: string, sampleValues: number): Promise<Da
         problems.push({ file: 'dev_gold.sql', item: id, message: `db_id ${goldLine.dbId} differs from ${file}'s ${entry.db_id}` });
       }
       const item: DatasetItem = { id, split, dbId: entry.db_id, question: entry.question, goldSql: goldLine?.sql ?? entry.query };
-      if (entry.sql !== undefined) {
-        try {
-          item.hardness = spiderHardness(entry.sql);
-        } catch (err) {
-          problems.push({ file, item: id, message: `cannot grade hardness: ${(err as Error).message}` });
-        }
+      // Graded from the gold text like the official evaluator; the shipped parse is the fallback.
+      try {
+        item.hardness = spiderHardness(parseSpiderSql(item.goldSql));
+      } catch (err) {
+        if (entry.sql !== undefined) item.hardness = spiderHardness(entry.sql);
+        else problems.push({ file, item: id, message: `cannot grade hardness: ${(err as Error).message}` });
       }
       items.push(item);
       fileOf.set(id, file);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
-import { spiderHardness } from '@sqlsweep/datasets';
+import { parseSpiderSql, spiderHardness } from '@sqlsweep/datasets';
 import {
   SandboxPool,
   birdSummaryTable,
@@ -26,7 +26,7 @@ export interface EvalCommandOptions {
   pred: string;
   metric: 'ex' | 'ves' | 'soft-f1';
   out?: string;
-  /** Spider dev.json (hardness from its parsed `sql`) or BIRD dev.json (difficulty); default: dev.json beside --gold. */
+  /** BIRD only: dev.json giving each item's difficulty; default: dev.json beside --gold. Spider grades hardness itself. */
   questions?: string;
   workers?: number;
   timeoutMs: number;
@@ -52,26 +52,33 @@ export interface EvalSummary {
   items: EvalItemLine[];
   table: string;
   machine: string;
+  /** Items whose gold the Spider hardness parser could not read (the official script would stop there). */
+  warnings: string[];
 }
 
 const SPIDER_LEVELS = ['easy', 'medium', 'hard', 'extra'];
 const BIRD_LEVELS = ['simple', 'moderate', 'challenging'];
 
-function readLevels(opts: EvalCommandOptions, count: number): Array<string | undefined> {
+/** Spider hardness graded from each gold query, as the official evaluator does (process_sql + eval_hardness). */
+function spiderLevels(gold: Array<{ sql: string }>, warnings: string[]): Array<string | undefined> {
+  return gold.map((g, i) => {
+    try {
+      return spiderHardness(parseSpiderSql(g.sql));
+    } catch (err) {
+      warnings.push(`gold line ${i + 1}: no hardness: ${(err as Error).message}`);
+      return undefined;
+    }
+  });
+}
+
+function birdLevels(opts: EvalCommandOptions, count: number): Array<string | undefined> {
   const file = opts.questions ?? join(dirname(opts.gold), 'dev.json');
   if (!existsSync(file)) return new Array<undefined>(count).fill(undefined);
   const raw = JSON.parse(readFileSync(file, 'utf8')) as Array<Record<string, unknown>>;
   if (!Array.isArray(raw) || raw.length !== count) {
     throw new Error(`${file}: ${Array.isArray(raw) ? raw.length : 'no'} questions, but ${opts.gold} has ${count} gold queries`);
   }
-  return raw.map((q, i) => {
-    if (opts.format === 'bird') return typeof q.difficulty === 'string' ? q.difficulty : undefined;
-    try {
-      return spiderHardness(q.sql);
-    } catch (err) {
-      throw new Error(`${file}: question ${i}: ${(err as Error).message}`);
-    }
-  });
+  return raw.map((q) => (typeof q.difficulty === 'string' ? q.difficulty : undefined));
 }
 
 function databasePath(dbDir: string, dbId: string): string {
@@ -88,7 +95,8 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
   if (preds.length !== gold.length) {
     throw new Error(`${opts.pred} has ${preds.length} predictions but ${opts.gold} has ${gold.length} gold queries; refusing to pair them by position`);
   }
-  const levels = readLevels(opts, gold.length);
+  const warnings: string[] = [];
+  const levels = opts.format === 'spider' ? spiderLevels(gold, warnings) : birdLevels(opts, gold.length);
   // BIRD's script runs both queries on the database named by the prediction line.
   const dbIds = gold.map((g, i) => (opts.format === 'bird' ? (preds[i].dbId ?? g.dbId) : g.dbId));
   const dbPaths = dbIds.map((id) => databasePath(opts.dbDir, id));
@@ -113,7 +121,7 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
       }
       items.push(line);
     }
-    return { metric: opts.metric, items, table: summaryTable(opts, items), machine: machineLabel() };
+    return { metric: opts.metric, items, table: summaryTable(opts, items), machine: machineLabel(), warnings };
   } finally {
     await pool.close();
   }
@@ -172,7 +180,7 @@ export function registerEvalCommand(program: Command): void {
     .requiredOption('--pred <file>', 'predictions: Spider one SQL a line; BIRD {"<idx>": "SQL\\t----- bird -----\\tdb_id"}')
     .addOption(new Option('--metric <metric>', 'what to score').choices(['ex', 'ves', 'soft-f1']).default('ex'))
     .option('--out <file>', 'write one JSON line per item with its verdict and why')
-    .option('--questions <file>', 'dev.json for the hardness / difficulty breakdown (default: dev.json beside --gold)')
+    .option('--questions <file>', 'BIRD: dev.json for the difficulty breakdown (default: dev.json beside --gold)')
     .option('--workers <n>', 'sandbox processes (default: cores)', positiveInt('workers'))
     .option('--timeout-ms <ms>', 'per-query deadline', positiveInt('timeout-ms'), 30_000)
     .option('--ves-iterations <n>', 'timed runs per query for VES', positiveInt('ves-iterations'), 100)
@@ -185,6 +193,7 @@ export function registerEvalCommand(program: Command): void {
         return;
       }
       if (raw.out) writeFileSync(raw.out, summary.items.map((it) => JSON.stringify(it)).join('\n') + '\n');
+      for (const warning of summary.warnings) process.stderr.write(`warning: ${warning}\n`);
       process.stdout.write(`${summary.table}\n`);
       if (summary.metric === 'ves') process.stdout.write(`timings measured on: ${summary.machine}\n`);
     });
