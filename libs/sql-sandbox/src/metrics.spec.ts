@@ -21,5 +21,7 @@ describe('softF1', () => {
     expect(softF1([[1]], [[1], [2]])).toBeCloseTo(2 / 3);
     // half a row right: tp 0.5, fp 0.5, fn 0.5
     expect(softF1([[1, 'x']], [[1, 'a']])).toBeCloseTo(0.5);
+    // equal row sets score 1 whatever their order or duplicates
+    expect(softF1([['b', 2], ['a', 1], ['a', 1]], [['a', { real: 1 }], ['b', 2]])).toBe(1);
   });
 });

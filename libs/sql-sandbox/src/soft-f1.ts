@@ -6,7 +6,8 @@ import { sqlValueKey } from './sql-value';
  * paired by position; per pair, cells of the predicted row found in the gold row are matches, the others
  * predicted-only, gold cells missing from the predicted row gold-only, each divided by the gold row's width;
  * unpaired rows count 1 as predicted-only or gold-only. Deviation, named: the official script pairs rows in
- * Python set order (hash order, random per process for text); here rows keep their first-occurrence order.
+ * Python set order (hash order, random per process for text, but the same for two equal sets); here both sides
+ * are sorted by a canonical row key, which keeps that property (equal row sets score 1) and is deterministic.
  */
 export function softF1(pred: SqlValue[][], gold: SqlValue[][]): number {
   if (pred.length === 0 && gold.length === 0) return 1;
@@ -34,7 +35,7 @@ export function softF1(pred: SqlValue[][], gold: SqlValue[][]): number {
   return precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0;
 }
 
-/** Rows as arrays of value keys (so 1 == 1.0), duplicates removed in first-occurrence order. */
+/** Rows as arrays of value keys (so 1 == 1.0), duplicates removed, sorted by their canonical key. */
 function dedupeRows(rows: SqlValue[][]): string[][] {
   const seen = new Set<string>();
   const out: string[][] = [];
@@ -46,5 +47,9 @@ function dedupeRows(rows: SqlValue[][]): string[][] {
       out.push(keys);
     }
   }
-  return out;
+  return out.sort((a, b) => {
+    const ka = JSON.stringify(a);
+    const kb = JSON.stringify(b);
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
 }

@@ -85,6 +85,33 @@ describe('sqlsweep eval', () => {
     });
   });
 
+  describeSamples('VES and Soft-F1 on BIRD, gold scored against itself', () => {
+    const bird = join(SAMPLES, 'bird-sample');
+    let selfPred: string;
+    beforeAll(() => {
+      const lines = readFileSync(join(bird, 'dev_gold.sql'), 'utf8').split('\n').filter((l) => l.trim());
+      selfPred = join(tmp, 'self.json');
+      const obj = Object.fromEntries(lines.map((l, i) => { const [sql, db] = l.split('\t'); return [String(i), `${sql}\t----- bird -----\t${db}`]; }));
+      writeFileSync(selfPred, JSON.stringify(obj));
+    });
+    const args = () => ['--format', 'bird', '--db-dir', join(bird, 'dev_databases'), '--gold', join(bird, 'dev_gold.sql'), '--pred', selfPred];
+
+    it('gives EX 100 and Soft-F1 100', async () => {
+      expect((await runCli(args())).stdout).toMatch(/^accuracy\s+100\.00\s+100\.00\s+100\.00\s+100\.00\s*$/m);
+      expect((await runCli([...args(), '--metric', 'soft-f1'])).stdout).toMatch(/^soft-f1\s+100\.00\s+100\.00\s+100\.00\s+100\.00\s*$/m);
+    });
+
+    it('gives VES near 100 (same queries, same machine) and names the machine', async () => {
+      const out = join(tmp, 'ves.jsonl');
+      const { stdout } = await runCli([...args(), '--metric', 'ves', '--ves-iterations', '10', '--out', out]);
+      const total = Number(/^ves\s+(?:\S+\s+){3}(\S+)/m.exec(stdout)![1]);
+      expect(total).toBeGreaterThan(80);
+      expect(total).toBeLessThan(125);
+      expect(stdout).toMatch(/timings measured on: .+ x\d+/);
+      expect(readJsonl<{ time_ratio: number }>(out).every((l) => l.time_ratio > 0)).toBe(true);
+    }, 120_000);
+  });
+
   describeSamples('refusals', () => {
     it('refuses a prediction file with the wrong number of lines, naming both counts', async () => {
       const spider = join(SAMPLES, 'spider-sample');
