@@ -1,23 +1,22 @@
-export type StageRole = 'llm' | 'sql' | 'retrieval';
+import { z } from 'zod';
 
-/** What a stage job carries: enough to compute the stage from Postgres alone; runId/variantId are for logs. */
-export interface StageJobPayload {
-  stageKey: string;
-  stage: string;
-  role: StageRole;
-  datasetVersionId: number;
-  itemId: string;
-  params: Record<string, string | number | boolean>;
-  inputs: Record<string, string>;
-  runId: string;
-  variantId: string;
-}
+export const stageRoles = ['llm', 'sql', 'retrieval'] as const;
+export type StageRole = (typeof stageRoles)[number];
 
-export interface AdvanceJobPayload {
-  stageKey: string;
-}
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
-/** A stage output as stored: `ok` results are memoized by key; failures are per run and never reused. */
-export type StageOutcome<T = unknown> =
-  | { status: 'ok'; output: T }
-  | { status: 'failed'; error: string };
+/** What a stage job carries: enough to compute the stage from Postgres alone; runId/variantId are for logs and accounting. */
+export const stageJobPayloadSchema = z.object({
+  stageKey: z.string().regex(/^[0-9a-f]{64}$/),
+  stage: z.string().min(1),
+  datasetVersionId: z.number().int().positive(),
+  itemId: z.string().min(1),
+  params: z.record(z.string(), scalar),
+  inputs: z.record(z.string(), z.string()),
+  runId: z.string().uuid(),
+  variantId: z.string().uuid(),
+});
+export type StageJobPayload = z.infer<typeof stageJobPayloadSchema>;
+
+export const advanceJobPayloadSchema = z.object({ stageKey: z.string().regex(/^[0-9a-f]{64}$/) });
+export type AdvanceJobPayload = z.infer<typeof advanceJobPayloadSchema>;

@@ -1,1 +1,5 @@
-export {};
+export * from './job-catalog';
+export * from './connection';
+export * from './queue-client';
+export * from './worker-host';
+export { UnrecoverableError, RateLimitError, Worker, Queue, type Job } from 'bullmq';

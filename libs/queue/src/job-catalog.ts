@@ -1,0 +1,35 @@
+import type { z } from 'zod';
+import { advanceJobPayloadSchema, stageJobPayloadSchema } from '@sqlsweep/contracts';
+
+export interface JobDefinition<S extends z.ZodType> {
+  queue: string;
+  schema: S;
+  attempts: number;
+  backoffMs: number;
+}
+
+/**
+ * Every job the system runs, in one place: its queue, payload schema and retry policy. Job names are string
+ * literals, never class names. Workers must register exactly one handler per job of the queues they serve.
+ */
+export const jobCatalog = {
+  'stage.llm': { queue: 'stage-llm', schema: stageJobPayloadSchema, attempts: 6, backoffMs: 2_000 },
+  'stage.sql': { queue: 'stage-sql', schema: stageJobPayloadSchema, attempts: 3, backoffMs: 500 },
+  'stage.retrieval': { queue: 'stage-retrieval', schema: stageJobPayloadSchema, attempts: 3, backoffMs: 1_000 },
+  'run.advance': { queue: 'advance', schema: advanceJobPayloadSchema, attempts: 10, backoffMs: 500 },
+} as const satisfies Record<string, JobDefinition<z.ZodType>>;
+
+export type JobName = keyof typeof jobCatalog;
+export type JobPayload<N extends JobName> = z.infer<(typeof jobCatalog)[N]['schema']>;
+export const queueNames = [...new Set(Object.values(jobCatalog).map((d) => d.queue))];
+
+export function jobsOfQueue(queue: string): JobName[] {
+  return (Object.keys(jobCatalog) as JobName[]).filter((n) => jobCatalog[n].queue === queue);
+}
+
+/** BullMQ custom job ids may not contain ':'; stage keys are hex, so the id is the key itself. */
+export function jobIdFor(name: JobName, key: string): string {
+  return name === 'run.advance' ? `advance-${key}` : key;
+}
+
+export const priorities = { interactive: 1, nightly: 10 } as const;

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { testQueuePrefix } from '@sqlsweep/testing';
+import { QueueClient } from './queue-client';
+import { WorkerHost } from './worker-host';
+import type { JobPayload } from './job-catalog';
+
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const key = (n: number) => n.toString(16).padStart(64, '0');
+const payload = (n: number): JobPayload<'stage.sql'> => ({
+  stageKey: key(n), stage: 'gold', datasetVersionId: 1, itemId: `dev-${n}`, params: {}, inputs: {},
+  runId: randomUUID(), variantId: randomUUID(),
+});
+
+describe('queue client and worker host', () => {
+  const prefix = testQueuePrefix();
+  const client = new QueueClient(redisUrl, prefix);
+  afterAll(async () => client.close());
+
+  it('adds a job once per key, however often it is enqueued', async () => {
+    await client.enqueue('stage.sql', payload(1), { key: key(1) });
+    await client.enqueueMany('stage.sql', [{ payload: payload(1), key: key(1) }, { payload: payload(2), key: key(2) }]);
+    const counts = await client.queue('stage-sql').getJobCounts('waiting', 'prioritized');
+    expect(counts.waiting + counts.prioritized).toBe(2);
+  });
+
+  it('refuses a payload that breaks the catalog schema', async () => {
+    await expect(client.enqueue('stage.sql', { ...payload(3), stageKey: 'nope' }, { key: key(3) })).rejects.toThrow(/stageKey/);
+  });
+
+  it('refuses to start without a handler for every job of its queues', () => {
+    const host = new WorkerHost({ redisUrl, prefix, queues: { 'stage-sql': 1, 'stage-llm': 1 } });
+    expect(() => host.start({ 'stage.sql': async () => undefined } as never)).toThrow(/no handler registered for job\(s\): stage\.llm/);
+  });
+
+  it('delivers validated payloads to the handler', async () => {
+    const seen: string[] = [];
+    const host = new WorkerHost({ redisUrl, prefix, queues: { 'stage-sql': 2 } });
+    const done = new Promise<void>((resolve) => {
+      host.start({
+        'stage.sql': async (p) => {
+          seen.push(p.itemId);
+          if (seen.length === 2) resolve();
+        },
+      });
+    });
+    await done;
+    await host.close();
+    expect(seen.sort()).toEqual(['dev-1', 'dev-2']);
+  });
+});

@@ -1,0 +1,67 @@
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { createRedisConnection } from './connection';
+import { jobCatalog, jobsOfQueue, type JobName, type JobPayload } from './job-catalog';
+
+export type JobHandler<N extends JobName> = (payload: JobPayload<N>, job: Job) => Promise<void>;
+export type JobHandlers<N extends JobName> = { [K in N]: JobHandler<K> };
+
+export interface WorkerHostOptions {
+  redisUrl: string;
+  prefix: string;
+  /** queue name -> concurrency */
+  queues: Record<string, number>;
+  lockDurationMs?: number;
+  onFailed?: (job: Job, error: Error, final: boolean) => void;
+}
+
+/**
+ * Runs BullMQ workers for the chosen queues. Refuses to start unless every job of those queues has a handler,
+ * so a catalog entry without a handler fails at start-up rather than when its first job arrives.
+ */
+export class WorkerHost {
+  private readonly workers: Worker[] = [];
+  private readonly connections: Redis[] = [];
+
+  constructor(private readonly opts: WorkerHostOptions) {}
+
+  start<N extends JobName>(handlers: JobHandlers<N>): void {
+    const served = Object.keys(this.opts.queues);
+    const needed = served.flatMap(jobsOfQueue);
+    const missing = needed.filter((n) => !(n in handlers));
+    if (missing.length) throw new Error(`no handler registered for job(s): ${missing.join(', ')}`);
+    for (const queue of served) {
+      const connection = createRedisConnection(this.opts.redisUrl);
+      this.connections.push(connection);
+      const worker = new Worker(
+        queue,
+        async (job: Job) => {
+          const name = job.name as N;
+          const def = jobCatalog[name];
+          if (!def || def.queue !== queue) throw new Error(`job ${job.id}: unknown job name "${job.name}" on queue ${queue}`);
+          const handler = handlers[name] as JobHandler<N>;
+          await handler(def.schema.parse(job.data) as JobPayload<N>, job);
+        },
+        {
+          connection,
+          prefix: this.opts.prefix,
+          concurrency: this.opts.queues[queue],
+          lockDuration: this.opts.lockDurationMs ?? 30_000,
+          stalledInterval: Math.max(1_000, Math.floor((this.opts.lockDurationMs ?? 30_000) / 2)),
+        },
+      );
+      worker.on('failed', (job, error) => {
+        if (job) this.opts.onFailed?.(job, error, job.attemptsMade >= (job.opts.attempts ?? 1));
+      });
+      worker.on('error', () => undefined); // connection errors are retried by ioredis; jobs are not lost
+      this.workers.push(worker);
+    }
+  }
+
+  /** Finishes active jobs, then disconnects (SIGTERM path). */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+    // BullMQ leaves a connection it was handed open; it is ours to close.
+    for (const c of this.connections) c.disconnect();
+  }
+}
