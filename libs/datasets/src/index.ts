@@ -19,3 +19,5 @@ export { readColumnDescriptions, type ColumnDescription } from './description-cs
 export { hashDatasetFiles, sha256File } from './hash-files';
 export { ensureReplicas, type EnsureReplicasOptions } from './replicas';
 export { renderSchemaDdl } from './schema-ddl';
+export { checkGoldExecution, type CheckGoldOptions } from './gold-check';
+export { prepareDatasetVersion, type DatasetVersion } from './dataset-version';

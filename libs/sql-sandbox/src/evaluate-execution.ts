@@ -36,7 +36,18 @@ export function officialSql(semantics: EvalSemantics, which: 'gold' | 'pred', sq
   return which === 'gold' ? spiderPrepareGold(sql) : spiderPrepare(sql);
 }
 
-async function goldResult(opts: EvaluateExecutionOptions, item: EvalItem): Promise<{ result: ExecutionResult; cached: boolean }> {
+export interface EvaluateGoldOptions {
+  semantics: EvalSemantics;
+  pool: SandboxPool;
+  item: Pick<EvalItem, 'dbPath' | 'goldSql' | 'itemId'>;
+  goldCache?: GoldResultStore;
+  versionHash?: string;
+  deadlineMs?: number;
+}
+
+/** The gold result of one item: from the cache when (versionHash, itemId) is there, else run once and stored. */
+export async function evaluateGold(opts: EvaluateGoldOptions): Promise<{ result: ExecutionResult; cached: boolean }> {
+  const item = opts.item;
   const cacheable = opts.goldCache && opts.versionHash !== undefined && item.itemId !== undefined;
   if (cacheable) {
     const hit = opts.goldCache!.get(opts.versionHash!, item.itemId!);
@@ -59,7 +70,7 @@ export async function evaluateExecution(opts: EvaluateExecutionOptions): Promise
   return Promise.all(
     opts.items.map(async (item) => {
       const [gold, pred] = await Promise.all([
-        goldResult(opts, item),
+        evaluateGold({ ...opts, item }),
         opts.pool.execute({ dbPath: item.dbPath, sql: officialSql(opts.semantics, 'pred', item.predSql), deadlineMs: opts.deadlineMs }),
       ]);
       const { timingsMs: _unused, ...predResult } = pred;
