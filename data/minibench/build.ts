@@ -696,6 +696,9 @@ function checkGoldQueries(db: Database.Database, file: string, questions: Minibe
       throw new MinibenchBuildError(file, `gold SQL fails: ${(err as Error).message}`, index);
     }
     if (rows.length === 0) throw new MinibenchBuildError(file, 'gold SQL returns no rows', index);
+    if (rows.length === 1 && rows[0].every((v) => v === null || v === 0)) {
+      throw new MinibenchBuildError(file, 'gold SQL returns a single row of NULL/0 (an aggregate over no rows?)', index);
+    }
     const tieBreaks = limitTieBreakVariants(q.SQL, stmt.columns().length);
     if (tieBreaks) {
       const [asc, desc] = tieBreaks.map((sql) => db.prepare(sql).raw(true).all() as unknown[][]);

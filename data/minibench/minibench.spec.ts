@@ -455,6 +455,13 @@ describe('buildMinibench on fixtures', () => {
     expect(err.message).toMatch(/item 0: gold SQL returns no rows/);
   });
 
+  it('rejects a gold SQL whose only row is NULL or 0 (an aggregate over nothing)', async () => {
+    const sum = await buildError(withQuestions((qs) => (qs[0].SQL = "SELECT SUM(age) FROM pets WHERE species = 'cow'")));
+    expect(sum.message).toMatch(/item 0: gold SQL returns a single row of NULL\/0/);
+    const count = await buildError(withQuestions((qs) => (qs[1].SQL = "SELECT COUNT(*) FROM pets WHERE species = 'cow'")));
+    expect(count.message).toMatch(/item 1: gold SQL returns a single row of NULL\/0/);
+  });
+
   it('rejects a gold SQL that is not a query', async () => {
     const err = await buildError(withQuestions((qs) => (qs[0].SQL = 'DELETE FROM pets')));
     expect(err.message).toMatch(/item 0: gold SQL fails: not a query/);

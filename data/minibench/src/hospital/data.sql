@@ -435,6 +435,12 @@ SELECT NULL, patient_id, ward_id, doctor_id,
 FROM stayed
 ORDER BY appointment_id;
 
+-- A patient seen again after a stay did not die during it.
+UPDATE admissions SET discharge_outcome = 'home'
+WHERE discharge_outcome = 'deceased'
+  AND (EXISTS (SELECT 1 FROM appointments AS a WHERE a.patient_id = admissions.patient_id AND a.appointment_date >= admissions.discharge_date)
+    OR EXISTS (SELECT 1 FROM admissions AS later WHERE later.patient_id = admissions.patient_id AND later.admit_date >= admissions.discharge_date AND later.admission_id <> admissions.admission_id));
+
 -- ------------------------------------------------------------------------------------------ lab results
 
 CREATE TEMP TABLE lab_catalog (k INTEGER PRIMARY KEY, test_name TEXT, unit TEXT, low REAL, high REAL, centre REAL, spread REAL);

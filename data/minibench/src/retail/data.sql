@@ -278,9 +278,9 @@ SELECT
   order_date,
   CASE
     WHEN r3 % 100 < 7 THEN 'cancelled'
-    WHEN r3 % 100 < 13 AND store_id = 1 THEN 'returned'
-    WHEN r3 % 100 < 13 THEN 'delivered'
-    WHEN order_date >= '2024-12-20' AND store_id = 1 THEN CASE WHEN r3 % 2 = 0 THEN 'pending' ELSE 'shipped' END
+    -- the data is a snapshot taken at the end of 2024: recent online orders are still on their way
+    WHEN order_date >= '2024-12-15' AND store_id = 1 THEN CASE WHEN r3 % 2 = 0 THEN 'pending' ELSE 'shipped' END
+    WHEN r3 % 100 < 13 AND store_id = 1 AND order_date < '2024-12-01' THEN 'returned'
     ELSE 'delivered' END,
   CASE
     WHEN store_id <> 1 AND r4 % 100 < 18 THEN 'cash'
@@ -403,7 +403,8 @@ rated AS (
   WHERE r0 % 100 < 34
 )
 SELECT NULL, product_id, customer_id, rating,
-  min(date(order_date, '+' || (4 + r0 % 40) || ' days'), '2024-12-31'),
+  -- written after delivery (at most 10 days after the order), never after the snapshot date
+  min(date(order_date, '+' || (11 + r0 % 40) || ' days'), '2024-12-31'),
   (SELECT title FROM temp.review_titles AS t WHERE t.rating = rated.rating AND t.k = (r1 >> 6) % 4),
   1
 FROM rated
@@ -425,6 +426,13 @@ SELECT NULL, 1 + r0 % 320, 1 + r1 % 700,
   0
 FROM draw
 ORDER BY n;
+
+-- No product sells before its launch: move the launch before the first order where needed.
+UPDATE products SET launch_date = (
+  SELECT min(products.launch_date, date(MIN(o.order_date), '-' || (7 + products.product_id % 60) || ' days'))
+  FROM order_items AS oi JOIN orders AS o USING (order_id)
+  WHERE oi.product_id = products.product_id
+);
 
 UPDATE products SET
   rating_count = (SELECT COUNT(*) FROM reviews WHERE reviews.product_id = products.product_id),
