@@ -209,9 +209,10 @@ function buildInto(srcDir: string, outDir: string, dbIds: string[], sourceHash: 
 
     const db = new Database(sqlitePath, { readonly: true, fileMustExist: true });
     try {
-      const schema = readSchema(db, dbId);
+      const schemaFile = path.join(dbSrc, 'schema.sql');
+      const schema = readSchema(db, schemaFile);
       const descriptions = readDescriptions(dbSrc, schema, path.join(dbOut, 'database_description'));
-      tables.push(toTablesEntry(dbId, schema, descriptions));
+      tables.push(toTablesEntry(dbId, schemaFile, schema, descriptions));
       const questions = readQuestions(path.join(dbSrc, 'questions.json'));
       checkGoldQueries(db, path.join(dbSrc, 'questions.json'), questions);
       for (const q of questions) {
@@ -418,7 +419,7 @@ interface TableInfo {
   foreignKeys: ForeignKeyInfo[];
 }
 
-function readSchema(db: Database.Database, dbId: string): TableInfo[] {
+function readSchema(db: Database.Database, schemaFile: string): TableInfo[] {
   return listTables(db).map((name) => {
     const columns = (
       db.pragma(`table_info(${quoteIdent(name)})`) as { name: string; type: string; pk: number }[]
@@ -426,7 +427,7 @@ function readSchema(db: Database.Database, dbId: string): TableInfo[] {
     const foreignKeys = (
       db.pragma(`foreign_key_list(${quoteIdent(name)})`) as { table: string; from: string; to: string | null }[]
     ).map((f) => ({ fromColumn: f.from, toTable: f.table, toColumn: f.to }));
-    if (columns.length === 0) throw new MinibenchBuildError(`${dbId}/schema.sql`, `table ${name} has no columns`);
+    if (columns.length === 0) throw new MinibenchBuildError(schemaFile, `table ${name} has no columns`);
     return { name, columns, foreignKeys };
   });
 }
@@ -449,6 +450,7 @@ function humanise(name: string): string {
 
 function toTablesEntry(
   dbId: string,
+  schemaFile: string,
   schema: TableInfo[],
   descriptions: Map<string, Map<string, DescriptionRow>>,
 ): MinibenchTablesEntry {
@@ -485,14 +487,14 @@ function toTablesEntry(
     for (const fk of table.foreignKeys) {
       const parent = schema.find((t) => t.name.toLowerCase() === fk.toTable.toLowerCase());
       if (!parent) {
-        throw new MinibenchBuildError(`${dbId}/schema.sql`, `${table.name}.${fk.fromColumn} references unknown table ${fk.toTable}`);
+        throw new MinibenchBuildError(schemaFile, `${table.name}.${fk.fromColumn} references unknown table ${fk.toTable}`);
       }
       const toColumn = fk.toColumn ?? parent.columns.find((c) => c.pkOrder === 1)?.name;
       const from = columnIndex.get(`${table.name.toLowerCase()}\0${fk.fromColumn.toLowerCase()}`);
       const to = toColumn === undefined ? undefined : columnIndex.get(`${parent.name.toLowerCase()}\0${toColumn.toLowerCase()}`);
       if (from === undefined || to === undefined) {
         throw new MinibenchBuildError(
-          `${dbId}/schema.sql`,
+          schemaFile,
           `${table.name}.${fk.fromColumn} references unknown column ${fk.toTable}.${fk.toColumn ?? '(primary key)'}`,
         );
       }

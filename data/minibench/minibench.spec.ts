@@ -520,6 +520,16 @@ describe('buildMinibench on fixtures', () => {
     expect((await buildError(files)).message).toMatch(/data\.sql: 1 foreign key violation\(s\); first: pets rowid 9 references missing owners row/);
   });
 
+  it('rejects a foreign key to a table that schema.sql does not create', async () => {
+    const files = validFixture();
+    files['schema.sql'] += '\nCREATE TABLE visits (visit_id INTEGER PRIMARY KEY, vet_id INTEGER REFERENCES vets (vet_id));';
+    files['data.sql'] += '\nINSERT INTO visits VALUES (1, NULL);';
+    files.descriptions.visits = `${DESCRIPTION_HEADER}\nvisit_id,,Visit,integer,\nvet_id,,Vet,integer,\n`;
+    const err = await buildError(files);
+    expect(err.file).toMatch(/pets[/\\]schema\.sql$/);
+    expect(err.message).toMatch(/visits\.vet_id references unknown table vets/);
+  });
+
   it('rejects a folder that lacks a source file', async () => {
     const { srcDir, outDir, dbDir } = writeFixture(validFixture());
     fs.rmSync(path.join(dbDir, 'data.sql'));
