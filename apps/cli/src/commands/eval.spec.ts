@@ -1,6 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { Command, CommanderError } from 'commander';
 import { registerEvalCommand } from './eval';
 
@@ -110,6 +111,28 @@ describe('sqlsweep eval', () => {
       expect(stdout).toMatch(/timings measured on: .+ x\d+/);
       expect(readJsonl<{ time_ratio: number }>(out).every((l) => l.time_ratio > 0)).toBe(true);
     }, 120_000);
+  });
+
+  it('Spider semantics: needs a match on every .sqlite variant in the database folder (test-suite style)', async () => {
+    const dbDir = join(tmp, 'suite');
+    const folder = join(dbDir, 'shop');
+    mkdirSync(folder, { recursive: true });
+    const make = (file: string, rows: string) => {
+      const db = new Database(join(folder, file));
+      db.exec(`CREATE TABLE item (id INTEGER, price INTEGER); INSERT INTO item VALUES ${rows};`);
+      db.close();
+    };
+    make('shop.sqlite', '(1, 5), (2, 7)');
+    make('shop_variant.sqlite', '(1, 5), (2, 5)');
+    const gold = join(tmp, 'suite-gold.sql');
+    const pred = join(tmp, 'suite-pred.sql');
+    writeFileSync(gold, 'SELECT id FROM item WHERE price > 5\tshop\nSELECT count(*) FROM item\tshop\n');
+    writeFileSync(pred, 'SELECT id FROM item WHERE id = 2\nSELECT count(id) FROM item\n');
+    const out = join(tmp, 'suite.jsonl');
+    await runCli(['--format', 'spider', '--db-dir', dbDir, '--gold', gold, '--pred', pred, '--out', out]);
+    const lines = readJsonl<{ exec: number; reason: string }>(out);
+    expect(lines.map((l) => l.exec)).toEqual([0, 1]); // item 0 matches on shop.sqlite only
+    expect(lines[0].reason).toContain('shop_variant.sqlite');
   });
 
   describeSamples('refusals', () => {

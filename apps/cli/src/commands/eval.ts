@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { parseSpiderSql, spiderHardness } from '@sqlsweep/datasets';
@@ -102,29 +102,58 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
   const dbPaths = dbIds.map((id) => databasePath(opts.dbDir, id));
   const pool = new SandboxPool({ size: opts.workers, deadlineMs: opts.timeoutMs });
   try {
-    const verdicts = await evaluateExecution({
-      semantics: opts.format,
-      pool,
-      items: gold.map((g, i) => ({ dbPath: dbPaths[i], goldSql: g.sql, predSql: preds[i].sql })),
-    });
-    const items: EvalItemLine[] = [];
-    for (const [i, v] of verdicts.entries()) {
-      const line = itemLine(i, dbIds[i], levels[i], v);
-      if (opts.metric === 'soft-f1') {
-        line.score = v.gold.status === 'ok' && v.pred.status === 'ok' ? softF1(v.pred.rows, v.gold.rows) : 0;
-      } else if (opts.metric === 'ves') {
-        const timing = v.correct
-          ? await timeBoth(pool, opts, dbPaths[i], gold[i].sql, preds[i].sql)
-          : { reward: 0, timeRatio: 0 };
-        line.score = timing.reward;
-        line.time_ratio = timing.timeRatio;
-      }
-      items.push(line);
-    }
+    const verdicts = await judgeAll(opts, pool, gold, preds, dbPaths);
+    const items = await Promise.all(
+      verdicts.map(async (v, i) => {
+        const line = itemLine(i, dbIds[i], levels[i], v);
+        if (opts.metric === 'soft-f1') {
+          line.score = v.gold.status === 'ok' && v.pred.status === 'ok' ? softF1(v.pred.rows, v.gold.rows) : 0;
+        } else if (opts.metric === 'ves') {
+          const timing = v.correct ? await timeBoth(pool, opts, dbPaths[i], gold[i].sql, preds[i].sql) : { reward: 0, timeRatio: 0 };
+          line.score = timing.reward;
+          line.time_ratio = timing.timeRatio;
+        }
+        return line;
+      }),
+    );
     return { metric: opts.metric, items, table: summaryTable(opts, items), machine: machineLabel(), warnings };
   } finally {
     await pool.close();
   }
+}
+
+/**
+ * Spider's official exec check runs both queries on every file with ".sqlite" in its name in the database's folder
+ * (one file for Spider itself, a suite of variants for test-suite accuracy) and needs all to match. BIRD uses the
+ * one database.
+ */
+function databaseSuite(format: EvalCommandOptions['format'], dbPath: string): string[] {
+  if (format === 'bird') return [dbPath];
+  const dir = dirname(dbPath);
+  return readdirSync(dir)
+    .filter((name) => name.includes('.sqlite'))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+async function judgeAll(
+  opts: EvalCommandOptions,
+  pool: SandboxPool,
+  gold: Array<{ sql: string }>,
+  preds: Array<{ sql: string }>,
+  dbPaths: string[],
+): Promise<ItemVerdict[]> {
+  const suites = dbPaths.map((p) => databaseSuite(opts.format, p));
+  const flat = suites.flatMap((suite, i) => suite.map((dbPath) => ({ dbPath, goldSql: gold[i].sql, predSql: preds[i].sql })));
+  const verdicts = await evaluateExecution({ semantics: opts.format, pool, items: flat });
+  let next = 0;
+  return suites.map((suite) => {
+    const mine = verdicts.slice(next, next + suite.length);
+    next += suite.length;
+    const failing = mine.findIndex((v) => !v.correct);
+    if (failing < 0 || suite.length === 1) return mine[Math.max(failing, 0)];
+    return { ...mine[failing], reason: `${mine[failing].reason} (on ${suite[failing]})` };
+  });
 }
 
 async function timeBoth(pool: SandboxPool, opts: EvalCommandOptions, dbPath: string, goldSql: string, predSql: string) {
