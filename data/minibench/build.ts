@@ -300,7 +300,7 @@ function runScript(db: Database.Database, file: string): void {
   }
 }
 
-interface ScriptStatement {
+export interface ScriptStatement {
   sql: string;
   line: number;
 }
