@@ -1,0 +1,27 @@
+# One image for every sqlsweep process (orchestrator, workers, llm simulator); docker-compose.yml picks
+# the command. TypeScript runs directly through @swc-node/register, as on a developer machine.
+# Stage 1: only the npm manifests (root and every workspace), so the dependency layer below is reused
+# while sources change, and a new app or lib needs no edit here.
+FROM node:20-bookworm AS manifests
+WORKDIR /src
+COPY . .
+RUN mkdir /manifests \
+ && cp package.json package-lock.json .npmrc /manifests/ \
+ && for manifest in apps/*/package.json libs/*/package.json; do \
+      mkdir -p "/manifests/$(dirname "$manifest")" && cp "$manifest" "/manifests/$manifest"; \
+    done
+
+FROM node:20-bookworm
+WORKDIR /app
+RUN chown node:node /app
+USER node
+
+COPY --chown=node:node --from=manifests /manifests/ ./
+RUN npm ci
+
+COPY --chown=node:node . .
+# The bundled benchmark (SQLite databases in BIRD layout) is built from its committed seed scripts.
+RUN node -r @swc-node/register data/minibench/build.ts
+
+ENV SQLSWEEP_DATA_DIR=/app/.sqlsweep
+CMD ["node", "-r", "@swc-node/register", "apps/orchestrator/src/main.ts"]
