@@ -65,6 +65,27 @@ export async function evaluateGold(opts: EvaluateGoldOptions): Promise<{ result:
   return { result, cached: false };
 }
 
+/**
+ * Repeated timings of an item's gold query for VES, cached beside its result per (version, item) and reused only
+ * when they were measured on this machine and there are at least `repeat` of them.
+ */
+export async function timeGold(opts: EvaluateGoldOptions & { repeat: number }): Promise<number[] | undefined> {
+  const item = opts.item;
+  const cacheable = opts.goldCache && opts.versionHash !== undefined && item.itemId !== undefined;
+  const machine = machineLabel();
+  const hit = cacheable ? opts.goldCache!.get(opts.versionHash!, item.itemId!) : undefined;
+  if (hit?.timingsMs && hit.machine === machine && hit.timingsMs.length >= opts.repeat) return hit.timingsMs.slice(0, opts.repeat);
+  const { timingsMs, ...result } = await opts.pool.execute({
+    dbPath: item.dbPath,
+    sql: officialSql(opts.semantics, 'gold', item.goldSql),
+    deadlineMs: opts.deadlineMs,
+    repeat: opts.repeat,
+  });
+  if (result.status !== 'ok' || !timingsMs) return undefined;
+  if (cacheable) opts.goldCache!.set(opts.versionHash!, item.itemId!, { result, machine, timingsMs });
+  return timingsMs;
+}
+
 /** Runs every gold (once per version and item when cached) and prediction in the pool and gives each a verdict. */
 export async function evaluateExecution(opts: EvaluateExecutionOptions): Promise<ItemVerdict[]> {
   return Promise.all(

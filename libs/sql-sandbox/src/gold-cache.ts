@@ -5,6 +5,8 @@ export interface GoldCacheEntry {
   result: ExecutionResult;
   /** Where the gold timing was measured (`os.cpus()[0].model`, cores), since timings only compare on one machine. */
   machine: string;
+  /** Repeated gold timings for VES, measured on `machine`. */
+  timingsMs?: number[];
 }
 
 /** Where gold results live between runs: keyed by (dataset version, item id). Postgres can implement this too. */

@@ -17,7 +17,7 @@ export { compareExecution, type ComparisonVerdict, type EvalSemantics } from './
 export { GoldCache, type GoldCacheEntry, type GoldResultStore } from './gold-cache';
 export { machineInfo, machineLabel, type MachineInfo } from './machine';
 export { readGoldFile, readSpiderPredictions, readBirdPredictions, type GoldLine } from './eval-files';
-export { evaluateExecution, evaluateGold, officialSql, type EvaluateGoldOptions, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';
+export { evaluateExecution, evaluateGold, timeGold, officialSql, type EvaluateGoldOptions, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';
 export { vesReward, vesScore } from './ves';
 export { softF1 } from './soft-f1';
 export { spiderSummaryTable, birdSummaryTable, breakdown, type BreakdownRow } from './summary-table';

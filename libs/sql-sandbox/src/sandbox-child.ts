@@ -34,9 +34,16 @@ function run(req: ChildRequest): TimedExecutionResult {
   const start = process.hrtime.bigint();
   const refused = gateSqlText(req.sql, limits);
   if (refused) return { status: 'error', errorKind: 'gate', message: refused, elapsedMs: elapsedSince(start) };
+  let db: Database.Database;
+  try {
+    db = connect(req.dbPath);
+  } catch (err) {
+    const message = `cannot open database ${req.dbPath}: ${(err as Error).message}`;
+    return { status: 'error', errorKind: 'runtime', message, elapsedMs: elapsedSince(start) };
+  }
   let stmt: Database.Statement;
   try {
-    stmt = prepareWithDqsFallback(connect(req.dbPath), req.sql);
+    stmt = prepareWithDqsFallback(db, req.sql);
   } catch (err) {
     const message = (err as Error).message;
     const kind = /more than one statement/.test(message) ? 'gate' : 'syntax';

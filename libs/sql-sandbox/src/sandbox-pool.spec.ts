@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { evaluateExecution } from './evaluate-execution';
+import { evaluateExecution, timeGold } from './evaluate-execution';
+import { machineLabel } from './machine';
 import { GoldCache } from './gold-cache';
 import { SandboxPool } from './sandbox-pool';
 
@@ -43,7 +44,7 @@ describe('SandboxPool', () => {
     expect(await pool.execute({ dbPath, sql: 'SELEC 1' })).toMatchObject({ status: 'error', errorKind: 'syntax', message: expect.stringMatching(/near "SELEC"/) });
     expect(await pool.execute({ dbPath, sql: 'SELECT nope FROM item' })).toMatchObject({ status: 'error', errorKind: 'syntax' });
     expect(await pool.execute({ dbPath, sql: "SELECT json_extract('{', '$')" })).toMatchObject({ status: 'error', errorKind: 'runtime' });
-    expect(await pool.execute({ dbPath: join(dir, 'absent.sqlite'), sql: 'SELECT 1' })).toMatchObject({ status: 'error', errorKind: 'syntax', message: expect.stringMatching(/unable to open|does not exist/) });
+    expect(await pool.execute({ dbPath: join(dir, 'absent.sqlite'), sql: 'SELECT 1' })).toMatchObject({ status: 'error', errorKind: 'runtime', message: expect.stringMatching(/^cannot open database .*absent\.sqlite/) });
   });
 
   it('reads an unresolvable double-quoted token as a string, as Python sqlite3 does', async () => {
@@ -72,6 +73,15 @@ describe('SandboxPool', () => {
     expect(reloaded.size).toBe(1);
     expect(reloaded.get('v1', 'dev-0')).toMatchObject({ result: { status: 'ok', rows: [['pen'], ['ink']] }, machine: expect.any(String) });
     expect(reloaded.get('v2', 'dev-0')).toBeUndefined();
+  });
+
+  it('caches gold timings with the machine they were measured on', async () => {
+    const cache = new GoldCache();
+    const item = { dbPath, goldSql: 'SELECT * FROM item', itemId: 'dev-9' };
+    const first = await timeGold({ semantics: 'bird', pool, item, goldCache: cache, versionHash: 'v1', repeat: 4 });
+    expect(first).toHaveLength(4);
+    expect(await timeGold({ semantics: 'bird', pool, item, goldCache: cache, versionHash: 'v1', repeat: 3 })).toEqual(first!.slice(0, 3));
+    expect(cache.get('v1', 'dev-9')).toMatchObject({ result: { status: 'ok' }, machine: machineLabel(), timingsMs: first });
   });
 
   it('refuses work once closed', async () => {
