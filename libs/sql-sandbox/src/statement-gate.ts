@@ -19,6 +19,10 @@ export function gateSqlText(sql: string, opts: GateOptions): string | undefined 
     if (token.kind === 'word' && DENIED_WORDS.has(token.text.toLowerCase())) {
       return `${token.text.toUpperCase()} is not allowed`;
     }
+    // A quoted identifier can name a function too: "load_extension"('x.so').
+    if (token.kind === 'quoted' && token.text.slice(1, -1).toLowerCase() === 'load_extension') {
+      return 'LOAD_EXTENSION is not allowed';
+    }
   }
   return undefined;
 }

@@ -45,6 +45,8 @@ export interface EvalItemLine {
   pred_message?: string;
   gold_status: ExecutionResult['status'];
   time_ratio?: number;
+  /** VES only: the machine the timings were measured on. */
+  machine?: string;
 }
 
 export interface EvalSummary {
@@ -112,6 +114,7 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
           const timing = v.correct ? await timeBoth(pool, opts, dbPaths[i], gold[i].sql, preds[i].sql) : { reward: 0, timeRatio: 0 };
           line.score = timing.reward;
           line.time_ratio = timing.timeRatio;
+          line.machine = machineLabel();
         }
         return line;
       }),
