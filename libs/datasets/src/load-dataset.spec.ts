@@ -49,6 +49,23 @@ describeSamples('loadDataset on the real BIRD sample', () => {
   });
 });
 
+const MINIBENCH = resolve(__dirname, '../../../data/minibench/dist');
+const haveMinibench = existsSync(join(MINIBENCH, 'dev.json'));
+if (!haveMinibench) console.warn(`skipping minibench loader test: ${MINIBENCH} is not built`);
+
+(haveMinibench ? describe : describe.skip)('loadDataset on the built minibench', () => {
+  it('loads both splits over the databases in dev_databases/ with no problems', async () => {
+    const ds = await loadDataset({ format: 'minibench', path: MINIBENCH });
+    expect(ds.problems).toEqual([]);
+    expect(ds.items.some((i) => i.split === 'train') && ds.items.some((i) => i.split === 'dev')).toBe(true);
+    expect(new Set(ds.items.map((i) => i.id)).size).toBe(ds.items.length);
+    const used = new Set(ds.items.map((i) => i.dbId));
+    expect(ds.databases.map((d) => d.dbId).filter((id) => used.has(id))).toEqual([...used].sort());
+    const described = ds.databases.flatMap((d) => d.tables.flatMap((t) => t.columns)).filter((c) => c.description);
+    expect(described.length).toBeGreaterThan(0);
+  });
+});
+
 describe('loadDataset problems', () => {
   let root: string;
   beforeEach(() => {
