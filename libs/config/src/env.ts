@@ -31,7 +31,9 @@ export const workerEnvSchema = commonEnvSchema.extend({
   SQLSWEEP_RETRIEVAL_CONCURRENCY: intFromString(1).default(1),
   SQLSWEEP_SANDBOX_SIZE: intFromString(1).optional(),
   SQLSWEEP_SQL_DEADLINE_MS: intFromString(100).default(30_000),
-  LLM_SIM_URL: url(['http', 'https']).optional(),
+  /** How long a job stays locked to a worker without renewal; a killed worker's jobs return after about this. */
+  SQLSWEEP_JOB_LOCK_MS: intFromString(1_000).default(30_000),
+  SQLSWEEP_LLM_SIM_URL: url(['http', 'https']).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
 });

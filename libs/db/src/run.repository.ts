@@ -6,6 +6,7 @@ import type { NewRunStage, RunRow, RunStageRow, RunSummaryRow, VariantRow } from
 export interface NewVariant { id: string; variantKey: string; label: string; pipeline: string; model: string; sampleIndex: number; params: Record<string, unknown> }
 export interface PlannedStage { variantId: string; itemId: string; stage: string; stageKey: string; role: string; params: Record<string, string | number | boolean>; inputs: Record<string, string>; isFinal: boolean }
 export interface StageProgress { stage: string; planned: number; done: number; failed: number }
+export type ReadyStage = RunStageRow & { dataset_version_id: number; priority: string };
 export interface LeaderboardRow extends RunSummaryRow { label: string; pipeline: string; model: string; position: number }
 
 const readyCondition = sql`
@@ -52,17 +53,19 @@ export class RunRepository {
   }
 
   /** Stages of a run whose inputs all have results and which have neither a result nor a failure: one row per key. */
-  async readyStages(runId: string): Promise<RunStageRow[]> {
-    const { rows } = await sql<RunStageRow>`
-      SELECT DISTINCT ON (rs.stage_key) rs.* FROM run_stages rs
+  async readyStages(runId: string): Promise<ReadyStage[]> {
+    const { rows } = await sql<ReadyStage>`
+      SELECT DISTINCT ON (rs.stage_key) rs.*, runs.dataset_version_id, runs.priority
+      FROM run_stages rs JOIN runs ON runs.id = rs.run_id
       WHERE rs.run_id = ${runId} AND ${readyCondition}`.execute(this.db);
     return rows;
   }
 
   /** Stages of running runs that read `stageKey` and are now ready. */
-  async readyDependents(stageKey: string): Promise<RunStageRow[]> {
-    const { rows } = await sql<RunStageRow>`
-      SELECT DISTINCT ON (rs.stage_key) rs.* FROM run_stages rs JOIN runs ON runs.id = rs.run_id AND runs.status = 'running'
+  async readyDependents(stageKey: string): Promise<ReadyStage[]> {
+    const { rows } = await sql<ReadyStage>`
+      SELECT DISTINCT ON (rs.stage_key) rs.*, runs.dataset_version_id, runs.priority
+      FROM run_stages rs JOIN runs ON runs.id = rs.run_id AND runs.status = 'running'
       WHERE rs.input_keys @> ARRAY[${stageKey}]::text[] AND ${readyCondition}`.execute(this.db);
     return rows;
   }
@@ -111,11 +114,16 @@ export class RunRepository {
     return [...new Set(rows.map((r) => r.run_id))];
   }
 
-  /** Running runs whose plan contains this key as a final stage. */
-  async runsWithFinalKey(stageKey: string): Promise<string[]> {
+  /** Running runs whose plan contains this key. */
+  async runningRunsWithKey(stageKey: string): Promise<string[]> {
     const rows = await this.db.selectFrom('run_stages as rs').innerJoin('runs', 'runs.id', 'rs.run_id')
-      .select('rs.run_id').distinct().where('rs.stage_key', '=', stageKey).where('rs.is_final', '=', true).where('runs.status', '=', 'running').execute();
+      .select('rs.run_id').distinct().where('rs.stage_key', '=', stageKey).where('runs.status', '=', 'running').execute();
     return rows.map((r) => r.run_id);
+  }
+
+  async runningRuns(): Promise<string[]> {
+    const rows = await this.db.selectFrom('runs').select('id').where('status', '=', 'running').execute();
+    return rows.map((r) => r.id);
   }
 
   async countItemResults(runId: string): Promise<number> {

@@ -1,0 +1,127 @@
+import { hostname } from 'node:os';
+import type { StageJobPayload } from '@sqlsweep/contracts';
+import { sha256File, type DatabaseSchema } from '@sqlsweep/datasets';
+import type { DatasetRepository, StageRepository, StoredItem } from '@sqlsweep/db';
+import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
+import { stageImplementations, type StageContext } from '@sqlsweep/pipelines';
+import { Worker, UnrecoverableError, type Job, type QueueClient } from '@sqlsweep/queue';
+import type { SandboxPool } from '@sqlsweep/sql-sandbox';
+
+export interface StageRunnerDeps {
+  datasets: DatasetRepository;
+  stages: StageRepository;
+  queue: QueueClient;
+  llm: LlmClient;
+  sandbox: SandboxPool;
+  sqlDeadlineMs: number;
+  log: (obj: Record<string, unknown>, msg: string) => void;
+}
+
+interface LoadedDatabase { schema: DatabaseSchema; dbPath: string }
+
+/**
+ * Computes one stage job: loads its item, database and inputs from Postgres, runs the stage, stores the output
+ * once by key and asks the advancer to move on. A job whose result already exists only re-triggers advancing,
+ * so at-least-once delivery never yields a second result.
+ */
+export class StageRunner {
+  private readonly machine = hostname();
+  private readonly items = new Map<string, Promise<StoredItem>>();
+  private readonly databases = new Map<string, Promise<LoadedDatabase>>();
+  private readonly semantics = new Map<string, Promise<'spider' | 'bird'>>();
+
+  constructor(private readonly deps: StageRunnerDeps) {}
+
+  async run(p: StageJobPayload, job: Job): Promise<void> {
+    const existing = await this.deps.stages.getResults([p.stageKey]);
+    if (!existing.has(p.stageKey)) await this.compute(p, job);
+    await this.deps.queue.enqueue('run.advance', { stageKey: p.stageKey }, { key: p.stageKey });
+  }
+
+  /** After the last attempt: a per-run failure (never memoized), then advance so the items are closed as errors. */
+  async fail(p: StageJobPayload, error: Error): Promise<void> {
+    await this.deps.stages.recordFailure(p.stageKey, p.stage, error.message);
+    await this.deps.queue.enqueue('run.advance', { stageKey: p.stageKey }, { key: `${p.stageKey}-failed` });
+  }
+
+  private async compute(p: StageJobPayload, job: Job): Promise<void> {
+    const impl = stageImplementations[p.stage];
+    if (!impl) throw new UnrecoverableError(`no implementation for stage "${p.stage}"`);
+    const item = await this.item(p.datasetVersionId, p.itemId);
+    const db = await this.database(p.datasetVersionId, item.dbId);
+    const inputKeys = Object.entries(p.inputs);
+    const stored = await this.deps.stages.getResults(inputKeys.map(([, k]) => k));
+    const inputs: Record<string, unknown> = {};
+    for (const [name, key] of inputKeys) {
+      const r = stored.get(key);
+      if (!r) throw new Error(`input ${name} (${key.slice(0, 12)}) of stage ${p.stage} has no result yet`);
+      inputs[name] = r.output;
+    }
+    const ctx: StageContext = {
+      item, schema: db.schema, dbPath: db.dbPath, semantics: await this.semanticsOf(p.datasetVersionId),
+      params: p.params, inputs, priority: (job.opts.priority ?? 1) > 1 ? 'nightly' : 'interactive',
+      services: { llm: this.deps.llm, sandbox: this.deps.sandbox, sqlDeadlineMs: this.deps.sqlDeadlineMs },
+    };
+    const started = performance.now();
+    let run;
+    try {
+      run = await impl(ctx);
+    } catch (e) {
+      throw await this.translate(e, job);
+    }
+    const inserted = await this.deps.stages.saveResult({
+      stageKey: p.stageKey, stage: p.stage, output: run.output, simulated: run.simulated ?? false,
+      inputTokens: run.usage?.inputTokens, cachedInputTokens: run.usage?.cachedInputTokens, outputTokens: run.usage?.outputTokens,
+      costUsd: run.costUsd, latencyMs: run.latencyMs ?? performance.now() - started, trace: run.trace,
+      runId: p.runId, variantId: p.variantId, machine: this.machine,
+    });
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted }, 'stage done');
+  }
+
+  /** LLM errors become BullMQ's vocabulary: rate limits wait, quota and bad requests stop, the rest retry. */
+  private async translate(e: unknown, job: Job): Promise<Error> {
+    if (!isLlmError(e)) return e instanceof Error ? e : new Error(String(e));
+    const d = queueDisposition(e);
+    if (d.action === 'rate_limit') {
+      await this.deps.queue.queue(job.queueName).rateLimit(d.delayMs);
+      return Worker.RateLimitError();
+    }
+    if (d.action === 'pause_model') return new UnrecoverableError(`model paused: ${d.reason}`);
+    if (d.action === 'fail') return new UnrecoverableError(e.message);
+    return e;
+  }
+
+  private item(versionId: number, itemId: string): Promise<StoredItem> {
+    return memo(this.items, `${versionId}/${itemId}`, async () => {
+      const item = await this.deps.datasets.getItem(versionId, itemId);
+      if (!item) throw new UnrecoverableError(`dataset version ${versionId} has no item ${itemId}`);
+      return item;
+    });
+  }
+
+  private database(versionId: number, dbId: string): Promise<LoadedDatabase> {
+    return memo(this.databases, `${versionId}/${dbId}`, async () => {
+      const row = await this.deps.datasets.getDatabase(versionId, dbId);
+      if (!row) throw new UnrecoverableError(`dataset version ${versionId} has no database ${dbId}`);
+      const actual = await sha256File(row.replicaPath).catch((e: Error) => `unreadable (${e.message})`);
+      if (actual !== row.checksum) throw new UnrecoverableError(`replica ${row.replicaPath} fails its checksum: refusing to use it`);
+      return { schema: row.schema as DatabaseSchema, dbPath: row.replicaPath };
+    });
+  }
+
+  private semanticsOf(versionId: number): Promise<'spider' | 'bird'> {
+    return memo(this.semantics, String(versionId), async () =>
+      (await this.deps.datasets.getVersion(versionId)).format === 'spider' ? 'spider' : 'bird');
+  }
+}
+
+/** Caches a promise per key; a rejected load is forgotten so the next job tries again. */
+function memo<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+  let p = cache.get(key);
+  if (!p) {
+    p = load();
+    cache.set(key, p);
+    p.catch(() => cache.delete(key));
+  }
+  return p;
+}

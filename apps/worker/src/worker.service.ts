@@ -1,0 +1,70 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { AppEnv } from '@sqlsweep/config';
+import { createDb, DatasetRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
+import { createRedisConnection, QueueClient, WorkerHost, type JobHandlers } from '@sqlsweep/queue';
+import { SandboxPool } from '@sqlsweep/sql-sandbox';
+import pino from 'pino';
+import { StageRunner } from './stage-runner';
+
+export const WORKER_ENV = Symbol('WORKER_ENV');
+export const PROVIDER_ENV = Symbol('PROVIDER_ENV');
+
+/** Serves the stage queues of the roles named in SQLSWEEP_ROLES. */
+@Injectable()
+export class WorkerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log;
+  private db?: Db;
+  private queue?: QueueClient;
+  private sandbox?: SandboxPool;
+  private host?: WorkerHost;
+  private budgetRedis?: ReturnType<typeof createRedisConnection>;
+
+  constructor(
+    @Inject(WORKER_ENV) private readonly env: AppEnv<'worker'>,
+    @Inject(PROVIDER_ENV) private readonly providerEnv: Record<string, string | undefined>,
+  ) {
+    this.log = pino({ level: env.LOG_LEVEL, base: { app: 'worker', pid: process.pid } });
+  }
+
+  onApplicationBootstrap(): void {
+    const env = this.env;
+    this.db = createDb(env.DATABASE_URL, { max: 4 });
+    this.queue = new QueueClient(env.REDIS_URL, env.SQLSWEEP_QUEUE_PREFIX);
+    this.sandbox = new SandboxPool({ size: env.SQLSWEEP_SANDBOX_SIZE, deadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS });
+    this.budgetRedis = createRedisConnection(env.REDIS_URL);
+    const llm = new LlmClient({
+      catalog: loadModelCatalog(env.SQLSWEEP_MODELS_FILE),
+      env: this.providerEnv,
+      budget: new RedisRateBudget({ redis: this.budgetRedis, keyPrefix: `${env.SQLSWEEP_QUEUE_PREFIX}:llm-budget` }),
+      logger: (obj) => this.log.debug(obj, 'llm call'),
+    });
+    const runner = new StageRunner({
+      datasets: new DatasetRepository(this.db), stages: new StageRepository(this.db), queue: this.queue, llm,
+      sandbox: this.sandbox, sqlDeadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS,
+      log: (obj, msg) => this.log.info(obj, msg),
+    });
+    const concurrency = { llm: env.SQLSWEEP_LLM_CONCURRENCY, sql: env.SQLSWEEP_SQL_CONCURRENCY, retrieval: env.SQLSWEEP_RETRIEVAL_CONCURRENCY };
+    const queues = Object.fromEntries(env.SQLSWEEP_ROLES.map((role) => [`stage-${role}`, concurrency[role]]));
+    this.host = new WorkerHost({
+      redisUrl: env.REDIS_URL, prefix: env.SQLSWEEP_QUEUE_PREFIX, queues, lockDurationMs: env.SQLSWEEP_JOB_LOCK_MS,
+      onFailed: (job, error, final) => {
+        this.log.warn({ jobId: job.id, stage: job.data?.stage, runId: job.data?.runId, final, err: error.message }, 'stage attempt failed');
+        if (final) void runner.fail(job.data, error).catch((e: Error) => this.log.error({ err: e.message }, 'recording a failure failed'));
+      },
+    });
+    const stage = (p: Parameters<StageRunner['run']>[0], job: Parameters<StageRunner['run']>[1]) => runner.run(p, job);
+    const handlers: JobHandlers<'stage.llm' | 'stage.sql' | 'stage.retrieval'> = { 'stage.llm': stage, 'stage.sql': stage, 'stage.retrieval': stage };
+    this.host.start(handlers);
+    this.log.info({ roles: env.SQLSWEEP_ROLES, queues, prefix: env.SQLSWEEP_QUEUE_PREFIX }, 'worker started');
+  }
+
+  async onApplicationShutdown(signal?: string): Promise<void> {
+    this.log.info({ signal }, 'worker stopping: finishing active jobs');
+    await this.host?.close();
+    await this.sandbox?.close();
+    await this.queue?.close();
+    this.budgetRedis?.disconnect();
+    await this.db?.destroy();
+  }
+}

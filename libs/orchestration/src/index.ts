@@ -1,0 +1,4 @@
+export * from './planner';
+export * from './advancer';
+export * from './register-dataset';
+export * from './core';
