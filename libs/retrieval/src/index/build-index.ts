@@ -104,7 +104,7 @@ export async function buildIndex(spec: IndexSpec, deps: BuildIndexDeps): Promise
   const staging = join(deps.indexRoot, `.staging-${key.slice(0, 16)}-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(staging);
   try {
-    const tokenRows = index.save(staging);
+    const tokenRows = await index.save(staging);
     const manifest: IndexManifest = {
       formatVersion: INDEX_FORMAT_VERSION,
       key,

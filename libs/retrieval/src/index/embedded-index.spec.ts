@@ -13,7 +13,7 @@ describeIndexContract('embedded (saved to disk and loaded back)', async () => {
   // The contract upserts into the loaded index: start from a saved empty index to exercise load.
   const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-embedded-'));
   dirs.push(dir);
-  new EmbeddedMultiVectorIndex(CONTRACT_DIM).save(dir);
+  await new EmbeddedMultiVectorIndex(CONTRACT_DIM).save(dir);
   return EmbeddedMultiVectorIndex.load(dir, CONTRACT_DIM);
 });
 
@@ -26,7 +26,7 @@ describe('embedded index persistence', () => {
       { id: 'a', kind: 'column', text: 'singer || name', payload: { dbId: 'x', table: 'singer', column: 'name' }, vectors: syntheticMatrix(1, 4, CONTRACT_DIM) },
       { id: 'b', kind: 'column', text: 'singer || age', payload: { dbId: 'x', table: 'singer', column: 'age' }, vectors: syntheticMatrix(2, 3, CONTRACT_DIM) },
     ]);
-    expect(index.save(dir)).toBe(7);
+    expect(await index.save(dir)).toBe(7);
     const loaded = EmbeddedMultiVectorIndex.load(dir, CONTRACT_DIM);
     const query = syntheticMatrix(3, 5, CONTRACT_DIM);
     expect(await loaded.search(query)).toEqual(await index.search(query));

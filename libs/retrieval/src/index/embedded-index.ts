@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RetrievalError } from '../errors';
 import { maxSimAt, nonZeroRows, type TokenMatrix } from '../token-matrix';
@@ -12,6 +13,8 @@ interface StoredDocument {
 
 export const EMBEDDED_DOCUMENTS_FILE = 'documents.jsonl';
 export const EMBEDDED_VECTORS_FILE = 'vectors.f32';
+/** About 20-40 ms of scoring for column-sized documents on this machine: keeps a worker's event loop responsive. */
+const YIELD_EVERY_DOCUMENTS = 200;
 
 /** Exact MaxSim over stored token matrices, in memory; `save`/`load` persist it as JSONL + raw float32. */
 export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
@@ -33,43 +36,47 @@ export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
     return this.documents.size;
   }
 
-  searchSync(query: TokenMatrix, options: SearchOptions = {}): ScoredDocument[] {
+  /** Exact search; scores `yieldEvery` documents at a time, yielding to the event loop between slices. */
+  async search(query: TokenMatrix, options: SearchOptions = {}): Promise<ScoredDocument[]> {
     if (query.dim !== this.dim) throw new RetrievalError('INDEX_DIMENSION_MISMATCH', `query has dim ${query.dim}, index has ${this.dim}`);
     const activeRows = nonZeroRows(query);
     const tables = options.filter?.tables ? new Set(options.filter.tables) : null;
     const dbId = options.filter?.dbId;
     const minScore = options.minScore ?? -Infinity;
     const results: ScoredDocument[] = [];
-    for (const { document, data, rows } of this.documents.values()) {
+    let sinceYield = 0;
+    for (const { document, data, rows } of [...this.documents.values()]) {
       if (dbId !== undefined && document.payload.dbId !== dbId) continue;
       if (tables && (document.payload.table === undefined || !tables.has(document.payload.table))) continue;
       const score = maxSimAt(query, activeRows, data, 0, rows);
       if (score > minScore) results.push({ ...document, score });
+      if (++sinceYield === YIELD_EVERY_DOCUMENTS) {
+        sinceYield = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
     results.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
     return options.topK !== undefined ? results.slice(0, options.topK) : results;
   }
 
-  async search(query: TokenMatrix, options?: SearchOptions): Promise<ScoredDocument[]> {
-    return this.searchSync(query, options);
-  }
-
-  /** Writes documents.jsonl and vectors.f32 into `dir` (which must exist). Returns the number of token rows. */
-  save(dir: string): number {
+  /**
+   * Writes documents.jsonl and vectors.f32 into `dir` (which must exist), asynchronously and in slices so a
+   * worker's event loop keeps running during a large save. Returns the number of token rows.
+   */
+  async save(dir: string): Promise<number> {
     const lines: string[] = [];
-    const vectorsPath = join(dir, EMBEDDED_VECTORS_FILE);
-    const fd = openSync(vectorsPath, 'w');
+    const file = await open(join(dir, EMBEDDED_VECTORS_FILE), 'w');
     let totalRows = 0;
     try {
-      for (const { document, data, rows } of this.documents.values()) {
+      for (const { document, data, rows } of [...this.documents.values()]) {
         lines.push(JSON.stringify({ ...document, rows }));
-        writeSync(fd, new Uint8Array(data.buffer, data.byteOffset, rows * this.dim * 4));
+        await file.write(new Uint8Array(data.buffer, data.byteOffset, rows * this.dim * 4));
         totalRows += rows;
       }
     } finally {
-      closeSync(fd);
+      await file.close();
     }
-    writeFileSync(join(dir, EMBEDDED_DOCUMENTS_FILE), lines.length ? `${lines.join('\n')}\n` : '');
+    await writeFile(join(dir, EMBEDDED_DOCUMENTS_FILE), lines.length ? `${lines.join('\n')}\n` : '');
     return totalRows;
   }
 
