@@ -6,6 +6,8 @@ import { answerFor, detectProtocol, type SimAnswer } from './answer';
 import { GoldIndex } from './gold-index';
 import { PrefixCache } from './prefix-cache';
 import { seededRng } from './rng';
+import { HttpError, hintsFromHeaders, parseConversation, type Conversation, type Dialect } from './conversation';
+import { SimBatches } from './batches';
 import { DEFAULT_SIM_CONFIG, loadSimConfig, type SimConfig, type SimModelConfig } from './sim-config';
 import { TokenBucketLimiter } from './token-bucket-limiter';
 
@@ -36,31 +38,6 @@ export interface ModelStats {
   outputTokens: number;
 }
 
-type Dialect = 'openai' | 'anthropic';
-
-interface Conversation {
-  model: string;
-  /** Role and text of every message, system first. */
-  messages: Array<{ role: string; content: string }>;
-  temperature: number;
-  maxTokens: number | undefined;
-  sampleIndex: number;
-  /** Anthropic: text up to the last cache_control breakpoint. */
-  breakpointPrefix?: string;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-    readonly code?: string,
-  ) {
-    super(message);
-  }
-}
-
 const SIM_HEADERS = { 'x-sqlsweep-simulated': 'true', 'openai-processing-ms': '0' };
 
 let encoder: Tiktoken | undefined;
@@ -84,69 +61,6 @@ function promptTokens(messages: Conversation['messages']): { count: number; toke
   return { count, tokens };
 }
 
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part: unknown) => {
-        const p = part as { type?: string; text?: unknown };
-        return p && (p.type === 'text' || p.type === undefined) && typeof p.text === 'string' ? p.text : '';
-      })
-      .join('');
-  }
-  return '';
-}
-
-function hasBreakpoint(content: unknown): boolean {
-  return Array.isArray(content) && content.some((p: unknown) => !!(p as { cache_control?: unknown })?.cache_control);
-}
-
-function sampleIndexFrom(req: IncomingMessage, seed: unknown): number {
-  const header = req.headers['x-sqlsweep-sample-index'];
-  if (typeof header === 'string' && /^\d+$/.test(header)) return Number(header);
-  return typeof seed === 'number' && Number.isInteger(seed) ? seed : 0;
-}
-
-function temperatureFrom(req: IncomingMessage, bodyValue: unknown): number {
-  if (typeof bodyValue === 'number') return bodyValue;
-  const header = Number(req.headers['x-sqlsweep-temperature']);
-  return Number.isFinite(header) && req.headers['x-sqlsweep-temperature'] !== undefined ? header : 1;
-}
-
-function parseConversation(dialect: Dialect, body: Record<string, unknown>, req: IncomingMessage): Conversation {
-  if (typeof body.model !== 'string') throw new HttpError(400, 'invalid_request_error', 'model: required string');
-  if (!Array.isArray(body.messages) || body.messages.length === 0) {
-    throw new HttpError(400, 'invalid_request_error', 'messages: required non-empty array');
-  }
-  const messages: Conversation['messages'] = [];
-  let breakpointPrefix: string | undefined;
-  let running = '';
-  const add = (role: string, content: unknown) => {
-    const text = textOf(content);
-    messages.push({ role, content: text });
-    running += `${role}\u0000${text}\u0000`;
-    if (hasBreakpoint(content)) breakpointPrefix = running;
-  };
-  if (dialect === 'anthropic' && body.system !== undefined) add('system', body.system);
-  body.messages.forEach((m: unknown, i: number) => {
-    const msg = m as { role?: unknown; content?: unknown };
-    if (typeof msg?.role !== 'string') throw new HttpError(400, 'invalid_request_error', `messages.${i}.role: required string`);
-    add(msg.role, msg.content);
-  });
-  const maxTokens =
-    typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
-  if (dialect === 'anthropic' && maxTokens === undefined) throw new HttpError(400, 'invalid_request_error', 'max_tokens: Field required');
-  const conv: Conversation = {
-    model: body.model,
-    messages,
-    temperature: temperatureFrom(req, body.temperature),
-    maxTokens,
-    sampleIndex: sampleIndexFrom(req, body.seed),
-  };
-  if (breakpointPrefix !== undefined) conv.breakpointPrefix = breakpointPrefix;
-  return conv;
-}
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -161,13 +75,17 @@ function latencyMs(cfg: SimModelConfig, rand: () => number, outputTokens: number
   return median * Math.exp(sigma * z) + perOutputToken * outputTokens;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBodyBuffer(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBodyBuffer(req)).toString('utf8');
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -190,6 +108,7 @@ export class LlmSimulator {
   private readonly stats = new Map<string, ModelStats>();
   private readonly noise: () => number;
   private readonly seed: number;
+  private readonly batches = new SimBatches(this);
 
   constructor(opts: LlmSimulatorOptions) {
     this.seed = opts.seed ?? 0;
@@ -198,7 +117,7 @@ export class LlmSimulator {
     this.noise = seededRng(this.seed, 'transient-noise');
   }
 
-  private modelConfig(model: string, dialect: Dialect): SimModelConfig {
+  modelConfigFor(model: string, dialect: Dialect): SimModelConfig {
     const cfg = this.config.models[model];
     if (!cfg) {
       throw new HttpError(404, dialect === 'anthropic' ? 'not_found_error' : 'invalid_request_error', `The model \`${model}\` does not exist (llm-sim knows: ${Object.keys(this.config.models).join(', ')})`, {}, 'model_not_found');
@@ -229,12 +148,44 @@ export class LlmSimulator {
         return send(res, 200, { object: 'list', data: Object.keys(this.config.models).map((id) => ({ id, object: 'model', created: 0, owned_by: 'llm-sim' })) });
       }
       if (req.method === 'POST' && (url === '/chat/completions' || url === '/messages')) return await this.complete(dialect, req, res);
+      if (url.startsWith('/files') || url.startsWith('/batches') || url.startsWith('/messages/batches')) return await this.batchRoute(req, res, url);
       throw new HttpError(404, dialect === 'anthropic' ? 'not_found_error' : 'invalid_request_error', `llm-sim: no route ${req.method} ${req.url}`);
     } catch (err) {
       if (err instanceof HttpError) return send(res, err.status, errorBody(dialect, err), err.headers);
       const internal = new HttpError(500, dialect === 'anthropic' ? 'api_error' : 'server_error', `llm-sim internal error: ${(err as Error).message}`);
       if (!res.headersSent) send(res, 500, errorBody(dialect, internal));
     }
+  }
+
+  private async batchRoute(req: IncomingMessage, res: ServerResponse, url: string): Promise<void> {
+    const parts = url.split('/').filter(Boolean);
+    const anthropic = parts[0] === 'messages';
+    if (req.method === 'POST' && url === '/files') {
+      const form = await new Response(await readBodyBuffer(req), { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+      const file = form.get('file');
+      if (!(file instanceof Blob)) throw new HttpError(400, 'invalid_request_error', 'file: required multipart file field');
+      const name = (file as Blob & { name?: string }).name ?? 'upload.jsonl';
+      return send(res, 200, this.batches.createFile(name, String(form.get('purpose') ?? 'batch'), await file.text()));
+    }
+    if (req.method === 'GET' && parts[0] === 'files' && parts.length === 2) return send(res, 200, this.batches.getFile(parts[1]!));
+    if (req.method === 'GET' && parts[0] === 'files' && parts[2] === 'content') {
+      const text = this.batches.fileContent(parts[1]!);
+      res.writeHead(200, { 'content-type': 'application/jsonl', ...SIM_HEADERS });
+      return void res.end(text);
+    }
+    if (req.method === 'POST' && url === '/batches') return send(res, 200, this.batches.createOpenAiBatch(JSON.parse(await readBody(req)) as Record<string, unknown>));
+    if (req.method === 'GET' && parts[0] === 'batches' && parts.length === 2) return send(res, 200, this.batches.getOpenAiBatch(parts[1]!));
+    if (anthropic && req.method === 'POST' && parts.length === 2) {
+      const base = `http://${req.headers.host ?? '127.0.0.1'}`;
+      return send(res, 200, this.batches.createAnthropicBatch(JSON.parse(await readBody(req)) as Record<string, unknown>, base));
+    }
+    if (anthropic && req.method === 'GET' && parts.length === 3) return send(res, 200, this.batches.getAnthropicBatch(parts[2]!));
+    if (anthropic && req.method === 'GET' && parts[3] === 'results') {
+      const text = this.batches.anthropicResults(parts[2]!);
+      res.writeHead(200, { 'content-type': 'application/x-jsonl', ...SIM_HEADERS });
+      return void res.end(text);
+    }
+    throw new HttpError(404, anthropic ? 'not_found_error' : 'invalid_request_error', `llm-sim: no route ${req.method} ${req.url}`);
   }
 
   private async complete(dialect: Dialect, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -249,8 +200,8 @@ export class LlmSimulator {
     } catch {
       throw new HttpError(400, 'invalid_request_error', 'request body is not valid JSON');
     }
-    const conv = parseConversation(dialect, body, req);
-    const cfg = this.modelConfig(conv.model, dialect);
+    const conv = parseConversation(dialect, body, hintsFromHeaders(req));
+    const cfg = this.modelConfigFor(conv.model, dialect);
     const stats = this.statsFor(conv.model);
     stats.requests++;
 
@@ -294,6 +245,25 @@ export class LlmSimulator {
       throw new HttpError(500, dialect === 'anthropic' ? 'api_error' : 'server_error', 'The server had an error while processing your request. Sorry about that!');
     }
 
+    const out = this.generate(dialect, conv, cfg, prompt);
+    limiter.chargeOutput(out.outputTokens);
+    const wait = latencyMs(cfg, this.noise, out.outputTokens);
+    if (wait > 0) await sleep(wait);
+    if (req.socket.destroyed) return;
+    return send(res, 200, out.body, { ...verdict.headers, ...out.headers });
+  }
+
+  /**
+   * The model's answer to a conversation as a response body of the dialect, with usage (tokenized prompt,
+   * simulated prompt caching) and the simulator's own headers. Shared by the live and the batch endpoints.
+   */
+  generate(
+    dialect: Dialect,
+    conv: Conversation,
+    cfg: SimModelConfig,
+    prompt = promptTokens(conv.messages),
+  ): { body: unknown; headers: Record<string, string>; outputTokens: number } {
+    const stats = this.statsFor(conv.model);
     const target = this.index.findTarget(conv.messages.map((m) => m.content).join('\n'));
     if (!target) {
       throw new HttpError(400, 'invalid_request_error', `llm-sim: no known question in the conversation (it knows ${this.index.size} questions from ${this.index.dirs.join(', ')})`);
@@ -315,14 +285,7 @@ export class LlmSimulator {
       truncated = true;
     }
     const output = truncated ? enc.decode(outTokens) : answer.text;
-    limiter.chargeOutput(outTokens.length);
-
-    const wait = latencyMs(cfg, this.noise, outTokens.length);
-    if (wait > 0) await sleep(wait);
-    if (req.socket.destroyed) return;
-
-    const simHeaders = {
-      ...verdict.headers,
+    const headers = {
       'x-sqlsweep-sim-correct': String(answer.correct),
       'x-sqlsweep-sim-protocol': answer.protocol,
       ...(answer.corruption ? { 'x-sqlsweep-sim-corruption': answer.corruption } : {}),
@@ -334,25 +297,21 @@ export class LlmSimulator {
     if (dialect === 'openai') {
       const cached = this.cache.lookupAndStore(conv.model, prompt.tokens);
       stats.cachedInputTokens += cached;
-      return send(
-        res,
-        200,
-        {
-          id: `chatcmpl-sim-${randomUUID()}`,
-          object: 'chat.completion',
-          created: Math.floor(Date.now() / 1000),
-          model: conv.model,
-          system_fingerprint: 'sqlsweep-llm-sim',
-          choices: [{ index: 0, message: { role: 'assistant', content: output, refusal: null }, logprobs: null, finish_reason: truncated ? 'length' : 'stop' }],
-          usage: {
-            prompt_tokens: prompt.count,
-            completion_tokens: outTokens.length,
-            total_tokens: prompt.count + outTokens.length,
-            prompt_tokens_details: { cached_tokens: cached },
-          },
+      const body = {
+        id: `chatcmpl-sim-${randomUUID()}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: conv.model,
+        system_fingerprint: 'sqlsweep-llm-sim',
+        choices: [{ index: 0, message: { role: 'assistant', content: output, refusal: null }, logprobs: null, finish_reason: truncated ? 'length' : 'stop' }],
+        usage: {
+          prompt_tokens: prompt.count,
+          completion_tokens: outTokens.length,
+          total_tokens: prompt.count + outTokens.length,
+          prompt_tokens_details: { cached_tokens: cached },
         },
-        simHeaders,
-      );
+      };
+      return { body, headers, outputTokens: outTokens.length };
     }
 
     // Anthropic: input_tokens excludes what was read from or written to the cache.
@@ -366,26 +325,22 @@ export class LlmSimulator {
       }
     }
     stats.cachedInputTokens += cacheRead;
-    return send(
-      res,
-      200,
-      {
-        id: `msg_sim_${randomUUID().replace(/-/g, '')}`,
-        type: 'message',
-        role: 'assistant',
-        model: conv.model,
-        content: [{ type: 'text', text: output }],
-        stop_reason: truncated ? 'max_tokens' : 'end_turn',
-        stop_sequence: null,
-        usage: {
-          input_tokens: Math.max(0, prompt.count - cacheRead - cacheWrite),
-          cache_creation_input_tokens: cacheWrite,
-          cache_read_input_tokens: cacheRead,
-          output_tokens: outTokens.length,
-        },
+    const body = {
+      id: `msg_sim_${randomUUID().replace(/-/g, '')}`,
+      type: 'message',
+      role: 'assistant',
+      model: conv.model,
+      content: [{ type: 'text', text: output }],
+      stop_reason: truncated ? 'max_tokens' : 'end_turn',
+      stop_sequence: null,
+      usage: {
+        input_tokens: Math.max(0, prompt.count - cacheRead - cacheWrite),
+        cache_creation_input_tokens: cacheWrite,
+        cache_read_input_tokens: cacheRead,
+        output_tokens: outTokens.length,
       },
-      { ...simHeaders, 'request-id': `req_sim_${randomUUID().replace(/-/g, '')}` },
-    );
+    };
+    return { body, headers: { ...headers, 'request-id': `req_sim_${randomUUID().replace(/-/g, '')}` }, outputTokens: outTokens.length };
   }
 }
 

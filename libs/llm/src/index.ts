@@ -1,11 +1,11 @@
 export type { ChatMessage, LlmRequest, LlmResponse, LlmUsage, LlmPriority } from './types';
-export { LlmError, isLlmError, type LlmErrorCode } from './errors';
+export { LlmError, isLlmError, queueDisposition, type LlmErrorCode, type QueueDisposition } from './errors';
 export { loadModelCatalog, parseModelCatalog, type ModelCatalog, type ModelConfig, type ModelLimits, type ProviderConfig } from './model-catalog';
 export { estimateTokens, countTokens, countChatTokens } from './tokens';
 export { costUsd } from './pricing';
-export { LlmClient, type LlmClientOptions } from './llm-client';
+export { LlmClient, type LlmClientOptions, type LlmBatchJob, type LlmBatchItemResult } from './llm-client';
 export { RedisRateBudget, type RateBudget, type RedisRateBudgetOptions, type BudgetLease, type BudgetRequest, type BudgetSettlement } from './rate-budget';
 export { responseCacheKey, type ResponseCacheStore, type CachedLlmResponse, type CacheEntry, type CacheKeyParts } from './response-cache';
-export type { LlmProvider, ProviderCall, ProviderResult, RateLimitObservation } from './providers/provider';
+export { isBatchCapable, type LlmProvider, type BatchCapableProvider, type BatchCall, type ProviderBatchStatus, type ProviderBatchResult, type ProviderCall, type ProviderResult, type RateLimitObservation } from './providers/provider';
 export { OpenAiCompatibleProvider, llmErrorFromSdk } from './providers/openai-compatible.provider';
 export { AnthropicProvider } from './providers/anthropic.provider';

@@ -3,11 +3,28 @@ import type { ModelCatalog, ModelConfig, ProviderConfig } from './model-catalog'
 import { costUsd } from './pricing';
 import { AnthropicProvider } from './providers/anthropic.provider';
 import { OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
-import type { LlmProvider, ProviderResult } from './providers/provider';
+import { isBatchCapable, type BatchCapableProvider, type LlmProvider, type ProviderBatchStatus, type ProviderCall, type ProviderResult } from './providers/provider';
 import type { BudgetLease, RateBudget } from './rate-budget';
 import { responseCacheKey, type ResponseCacheStore } from './response-cache';
 import { estimateTokens } from './tokens';
 import type { LlmRequest, LlmResponse } from './types';
+
+/** A submitted batch: plain JSON, so the caller can store it and ingest later, from any process. */
+export interface LlmBatchJob {
+  provider: string;
+  model: string;
+  batchId: string;
+  submittedAt: string;
+  /** customId is the response-cache key; identical requests are submitted once. */
+  items: Array<{ customId: string; request: LlmRequest }>;
+}
+
+export interface LlmBatchItemResult {
+  customId: string;
+  request: LlmRequest;
+  response?: LlmResponse;
+  error?: LlmError;
+}
 
 export interface LlmClientOptions {
   catalog: ModelCatalog;
@@ -222,6 +239,113 @@ export class LlmClient {
       // The call may have been counted by the provider: keep the estimate spent, free the concurrency slot.
       await budget.settle(lease, { inputTokens: lease.inputTokens, outputTokens: lease.outputTokens });
     }
+  }
+
+  private batchProvider(model: string): { m: ResolvedModel; provider: BatchCapableProvider } {
+    const m = this.resolve(model);
+    const provider = this.provider(m);
+    if (!isBatchCapable(provider)) throw new LlmError('config', `provider "${m.providerName}" has no batch API`);
+    return { m, provider };
+  }
+
+  private keyOf(m: ResolvedModel, req: LlmRequest): string {
+    return responseCacheKey({
+      namespace: req.cacheNamespace ?? 'default',
+      provider: m.providerName,
+      apiModel: m.config.apiModel ?? m.name,
+      messages: req.messages,
+      temperature: req.temperature,
+      maxTokens: req.maxTokens ?? m.config.defaultMaxTokens,
+      templateVersion: req.templateVersion,
+      sampleIndex: req.sampleIndex,
+    });
+  }
+
+  /**
+   * Submits the requests (all for one model) to the provider's batch API. Requests already in the response
+   * cache are answered at once, not submitted: `job` is null when nothing was left to submit.
+   */
+  async submitBatch(requests: LlmRequest[]): Promise<{ job: LlmBatchJob | null; cached: LlmBatchItemResult[] }> {
+    if (requests.length === 0) return { job: null, cached: [] };
+    const models = new Set(requests.map((r) => r.model));
+    if (models.size !== 1) throw new LlmError('config', `a batch holds one model; got ${[...models].join(', ')}`);
+    const { m, provider } = this.batchProvider(requests[0]!.model);
+    const cached: LlmBatchItemResult[] = [];
+    const pending = new Map<string, LlmRequest>();
+    for (const req of requests) {
+      const customId = this.keyOf(m, req);
+      const hit = !req.noCache && this.opts.cache ? await this.opts.cache.get(customId) : undefined;
+      if (hit) cached.push({ customId, request: req, response: { ...hit, cached: true, costUsd: 0, latencyMs: 0 } });
+      else pending.set(customId, req);
+    }
+    if (pending.size === 0) return { job: null, cached };
+    const calls = [...pending].map(([customId, req]) => ({ customId, call: this.providerCall(m, req) }));
+    const batchId = await provider.submitBatch(calls);
+    this.log({ msg: 'llm batch submitted', model: m.name, provider: m.providerName, batchId, requests: calls.length, fromCache: cached.length });
+    const items = [...pending].map(([customId, request]) => ({ customId, request }));
+    return { job: { provider: m.providerName, model: m.name, batchId, submittedAt: new Date().toISOString(), items }, cached };
+  }
+
+  async batchStatus(job: LlmBatchJob): Promise<ProviderBatchStatus> {
+    return this.batchProvider(job.model).provider.batchStatus(job.batchId);
+  }
+
+  /**
+   * Reads an ended batch's results, priced at the batch rate, and stores the successes in the response cache.
+   * Idempotent: ingesting again returns the same results and writes nothing new.
+   */
+  async ingestBatch(job: LlmBatchJob): Promise<LlmBatchItemResult[]> {
+    const { m, provider } = this.batchProvider(job.model);
+    const status = await provider.batchStatus(job.batchId);
+    if (status.state === 'in_progress') throw new LlmError('bad_request', `batch ${job.batchId} has not ended yet (${status.succeeded + status.failed}/${status.total} done)`);
+    const byId = new Map((await provider.batchResults(job.batchId)).map((r) => [r.customId, r]));
+    const latencyMs = Date.now() - Date.parse(job.submittedAt);
+    const results: LlmBatchItemResult[] = [];
+    for (const { customId, request } of job.items) {
+      const r = byId.get(customId);
+      if (!r?.result) {
+        const httpStatus = r?.error?.status ?? 0;
+        const message = `${m.providerName} batch ${job.batchId}: ${r?.error?.message ?? `no result for ${customId} in the batch output (batch ${status.state})`}`;
+        const code = httpStatus >= 400 && httpStatus < 500 && httpStatus !== 429 ? 'bad_request' : 'server';
+        results.push({ customId, request, error: new LlmError(code, message, httpStatus ? { status: httpStatus } : {}) });
+        continue;
+      }
+      const usage = r.result.usage;
+      const response: LlmResponse = {
+        output: r.result.output,
+        usage,
+        costUsd: Math.round(costUsd(m.config.pricing, usage) * m.config.pricing.batchFactor * 1e9) / 1e9,
+        latencyMs,
+        cached: false,
+        simulated: m.providerConfig.simulated || r.result.simulated,
+        provider: m.providerName,
+        model: m.name,
+      };
+      if (this.opts.cache && !request.noCache) {
+        await this.opts.cache.put({
+          key: customId,
+          namespace: request.cacheNamespace ?? 'default',
+          provider: m.providerName,
+          model: m.name,
+          templateVersion: request.templateVersion,
+          response: { output: response.output, usage, costUsd: response.costUsd, latencyMs, simulated: response.simulated, provider: m.providerName, model: m.name },
+        });
+      }
+      results.push({ customId, request, response });
+    }
+    this.log({ msg: 'llm batch ingested', model: m.name, batchId: job.batchId, ok: results.filter((r) => r.response).length, failed: results.filter((r) => r.error).length });
+    return results;
+  }
+
+  private providerCall(m: ResolvedModel, req: LlmRequest): ProviderCall {
+    return {
+      apiModel: m.config.apiModel ?? m.name,
+      messages: req.messages,
+      temperature: req.temperature,
+      maxTokens: req.maxTokens ?? m.config.defaultMaxTokens,
+      sampleIndex: req.sampleIndex,
+      timeoutMs: m.providerConfig.timeoutMs,
+    };
   }
 
   private log(obj: object): void {

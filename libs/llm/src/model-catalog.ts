@@ -36,6 +36,8 @@ const modelSchema = z
         inputPerMTok: z.number().nonnegative(),
         cachedInputPerMTok: z.number().nonnegative(),
         outputPerMTok: z.number().nonnegative(),
+        /** Share of the price charged for batch API calls (OpenAI and Anthropic both charge half). */
+        batchFactor: z.number().min(0).max(1).default(0.5),
       })
       .strict(),
     contextWindow: z.number().int().positive(),

@@ -29,3 +29,32 @@ export interface LlmProvider {
   readonly name: string;
   complete(call: ProviderCall): Promise<ProviderResult>;
 }
+
+export interface BatchCall {
+  customId: string;
+  call: ProviderCall;
+}
+
+export interface ProviderBatchStatus {
+  state: 'in_progress' | 'ended' | 'failed' | 'expired' | 'cancelled';
+  total: number;
+  succeeded: number;
+  failed: number;
+}
+
+export interface ProviderBatchResult {
+  customId: string;
+  result?: ProviderResult;
+  error?: { status: number; message: string };
+}
+
+/** Providers that offer an asynchronous batch API (OpenAI Batch, Anthropic Message Batches). */
+export interface BatchCapableProvider extends LlmProvider {
+  submitBatch(calls: BatchCall[]): Promise<string>;
+  batchStatus(batchId: string): Promise<ProviderBatchStatus>;
+  batchResults(batchId: string): Promise<ProviderBatchResult[]>;
+}
+
+export function isBatchCapable(p: LlmProvider): p is BatchCapableProvider {
+  return typeof (p as Partial<BatchCapableProvider>).submitBatch === 'function';
+}
