@@ -39,9 +39,17 @@ export async function startEmbeddedServer(dir: string, preferredPort: number): P
     ],
     { cwd: REPO_ROOT, detached: true, stdio: ['ignore', logFd, logFd] },
   );
+  let exited: string | undefined;
+  child.once('exit', (code, signal) => {
+    exited = `exited with ${signal ?? code} — see ${logPath}`;
+  });
   child.unref();
   const url = urlFor(port);
-  await waitFor(`embedded Postgres on port ${port} (log: ${logPath})`, () => probePostgres(url), 60_000);
+  await waitFor(
+    `embedded Postgres on port ${port} (log: ${logPath})`,
+    async () => (exited ? { ok: false, reason: exited, final: true } : probePostgres(url)),
+    60_000,
+  );
   return { url, port, reused: false };
 }
 

@@ -20,7 +20,6 @@ export function postgresUrlFor(port: number, database: string): string {
 
 const layout = (dir: string) => ({
   data: join(dir, 'data'),
-  run: join(dir, 'run'),
   log: join(dir, 'postgres.log'),
 });
 
@@ -44,13 +43,13 @@ export interface StartPrivatePostgresOptions {
 
 /**
  * initdb (once) and pg_ctl start a cluster in `dir`, trust auth for superuser `postgres`, listening on
- * 127.0.0.1 only, its socket in `dir/run`. initdb and postgres refuse to run as root, so as root they
+ * 127.0.0.1 only. initdb and postgres refuse to run as root, so as root they
  * run as the `postgres` OS user (runuser), which must be able to reach `dir`.
  */
 export async function startPrivatePostgres(opts: StartPrivatePostgresOptions): Promise<PrivatePostgres> {
   const paths = layout(opts.dir);
   const runAs = commandRunner(opts.searchDirs);
-  mkdirSync(paths.run, { recursive: true });
+  mkdirSync(opts.dir, { recursive: true });
   if (runAs.owner) {
     assertReachableBy(opts.dir);
     chownTree(opts.dir, runAs.owner.uid, runAs.owner.gid);
@@ -64,7 +63,8 @@ export async function startPrivatePostgres(opts: StartPrivatePostgresOptions): P
     '-D', paths.data,
     '-l', paths.log,
     '-w', '-t', '60',
-    '-o', `-p ${port} -k ${paths.run} -c listen_addresses=127.0.0.1`,
+    // TCP on loopback only; no Unix socket, whose path would be too long in a deep project folder
+    '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=`,
     'start',
   ]);
   const url = postgresUrlFor(port, 'postgres');

@@ -1,7 +1,8 @@
 import Redis from 'ioredis';
 import { Client } from 'pg';
 
-export type ProbeResult<T> = { ok: true; value: T } | { ok: false; reason: string };
+/** `final` means retrying is pointless (e.g. the server process has exited). */
+export type ProbeResult<T> = { ok: true; value: T } | { ok: false; reason: string; final?: boolean };
 
 export interface RedisInfo {
   version: string;
@@ -102,6 +103,7 @@ export async function waitFor<T>(
     const result = await attempt();
     if (result.ok) return result.value;
     last = result.reason;
+    if (result.final) throw new Error(`${what}: ${last}`);
     await sleep(200);
   }
   throw new Error(`${what} did not become ready within ${timeoutMs} ms (last error: ${last})`);
