@@ -1,1 +1,2 @@
-export {};
+export { buildProgram } from './program';
+export { runSweep, type RunOptions } from './commands/run';

@@ -1,0 +1,15 @@
+import { commonEnvSchema, parseEnv, type CommonEnv } from '@sqlsweep/config';
+import { OrchestratorCore } from '@sqlsweep/orchestration';
+
+export function cliEnv(): CommonEnv {
+  return parseEnv(commonEnvSchema, process.env, 'sqlsweep environment');
+}
+
+/** Migrates the database, then wires the orchestrator's parts in this process. */
+export async function openCore(env: CommonEnv = cliEnv()): Promise<OrchestratorCore> {
+  await OrchestratorCore.prepareDatabase(env.DATABASE_URL);
+  return new OrchestratorCore({
+    databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX,
+    modelsFile: env.SQLSWEEP_MODELS_FILE, providerEnv: process.env,
+  });
+}

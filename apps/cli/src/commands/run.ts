@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import { MultiBar, Presets } from 'cli-progress';
+import type { Command } from 'commander';
+import { parseSweepConfig, SweepConfigError } from '@sqlsweep/contracts';
+import type { OrchestratorCore } from '@sqlsweep/orchestration';
+import { cliEnv, openCore } from '../cli-env';
+import { spawnWorkers, type LocalProcess } from '../local-processes';
+import { renderLeaderboard, renderPlan, renderProgress } from '../render';
+
+export interface RunOptions { dryRun?: boolean; resume?: string; workers?: number; progress?: boolean; reconcileAfterMs?: number }
+
+/** Plans (or resumes) a run, drives it to completion with live progress, and returns its id. */
+export async function runSweep(file: string | undefined, opts: RunOptions, out: (s: string) => void = (s) => process.stdout.write(`${s}\n`)): Promise<string | undefined> {
+  const env = cliEnv();
+  let config;
+  if (!opts.resume) {
+    if (!file) throw new SweepConfigError('sqlsweep run', '', 'give a sweep config file, or --resume RUN_ID');
+    const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+      throw new SweepConfigError(file, '', e.code === 'ENOENT' ? 'file not found' : e.message);
+    });
+    config = parseSweepConfig(text, file);
+  }
+  const core = await openCore(env);
+  const workers: LocalProcess[] = [];
+  try {
+    let runId: string;
+    if (config && file) {
+      const plan = await core.planner.plan(config, file);
+      out(renderPlan(plan));
+      if (opts.dryRun) return undefined;
+      runId = await core.planner.createRun(plan);
+      out(`\nrun ${runId} created`);
+    } else {
+      runId = opts.resume!;
+      const run = await core.runs.getRun(runId);
+      if (!run) throw new SweepConfigError('sqlsweep run --resume', 'runId', `no run ${runId}`);
+      out(`resuming run ${runId} (${run.status})`);
+    }
+    core.startAdvancing();
+    const { enqueued } = await core.advancer.reconcile(runId);
+    out(`${enqueued} stage jobs ready to run`);
+    const wanted = opts.workers ?? ((await core.queue.workerCount('stage-sql')) > 0 ? 0 : 2);
+    if (wanted > 0) {
+      out(`starting ${wanted} local worker process(es)`);
+      workers.push(...spawnWorkers(wanted, process.env));
+    }
+    await followRun(core, runId, { progress: opts.progress ?? process.stdout.isTTY, reconcileAfterMs: opts.reconcileAfterMs ?? 15_000, out });
+    out(renderLeaderboard(await core.runs.leaderboard(runId)));
+    return runId;
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    await core.close();
+    void env;
+  }
+}
+
+/** Polls Postgres until the run is done; if nothing moves for a while, re-plans it (Redis may have lost jobs). */
+async function followRun(core: OrchestratorCore, runId: string, opts: { progress: boolean; reconcileAfterMs: number; out: (s: string) => void }): Promise<void> {
+  const bars = opts.progress ? new MultiBar({ format: '{stage} [{bar}] {value}/{total} {failed}', hideCursor: true, clearOnComplete: false }, Presets.shades_classic) : undefined;
+  const barOf = new Map<string, ReturnType<MultiBar['create']>>();
+  let lastDone = -1;
+  let lastChange = Date.now();
+  let lastPrint = 0;
+  try {
+    for (;;) {
+      const [run, progress] = await Promise.all([core.runs.getRun(runId), core.runs.stageProgress(runId)]);
+      const done = progress.reduce((n, p) => n + p.done + p.failed, 0);
+      if (bars) {
+        for (const p of progress) {
+          const payload = { stage: p.stage.padEnd(20), failed: p.failed ? `(${p.failed} failed)` : '' };
+          const bar = barOf.get(p.stage) ?? bars.create(p.planned, 0, payload);
+          barOf.set(p.stage, bar);
+          bar.update(p.done + p.failed, payload);
+        }
+      } else if (Date.now() - lastPrint > 5_000 || run?.status !== 'running') {
+        opts.out(renderProgress(progress));
+        lastPrint = Date.now();
+      }
+      if (!run || run.status !== 'running') return;
+      if (done !== lastDone) {
+        lastDone = done;
+        lastChange = Date.now();
+      } else if (Date.now() - lastChange > opts.reconcileAfterMs) {
+        const { enqueued } = await core.advancer.reconcile(runId);
+        if (enqueued > 0) opts.out(`no progress for ${opts.reconcileAfterMs / 1000}s: re-checked ${enqueued} ready stages against the queue (re-adding any Redis lost)`);
+        lastChange = Date.now();
+      }
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  } finally {
+    bars?.stop();
+  }
+}
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('validate and plan a sweep, run it to completion with live progress, print the leaderboard')
+    .argument('[config]', 'sweep config, e.g. configs/sweeps/demo.yaml')
+    .option('--dry-run', 'plan only: print variants, stage jobs needed and reused, LLM calls')
+    .option('--resume <runId>', 're-plan a stored run from Postgres and finish it (nothing done twice)')
+    .option('--workers <n>', 'local worker processes to start (default: 2 when none is connected, else 0)', (v) => parseInt(v, 10))
+    .option('--no-progress', 'print progress tables instead of live bars')
+    .action(async (config: string | undefined, opts: { dryRun?: boolean; resume?: string; workers?: number; progress?: boolean }) => {
+      await runSweep(config, { ...opts, progress: opts.progress === false ? false : undefined });
+    });
+}

@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { openCore } from '../cli-env';
+import { renderLeaderboard, renderProgress, table } from '../render';
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('show a run\'s progress per stage and, when done, its leaderboard; without an id, list recent runs')
+    .argument('[runId]')
+    .action(async (runId: string | undefined) => {
+      const core = await openCore();
+      try {
+        if (!runId) {
+          const runs = await core.runs.listRuns();
+          console.log(table(['run', 'sweep', 'status', 'items', 'created'], runs.map((r) => [r.id, r.sweepName + (r.simulated ? ' [simulated]' : ''), r.status, r.item_count, r.created_at.toISOString()])));
+          return;
+        }
+        const run = await core.runs.getRun(runId);
+        if (!run) throw new Error(`no run ${runId}`);
+        console.log(`run ${runId}: ${run.status}${run.simulated ? ' [simulated]' : ''}, ${run.item_count} items, ${run.stage_jobs} stage jobs planned, ${run.reused_stages} reused`);
+        console.log(renderProgress(await core.runs.stageProgress(runId)));
+        if (run.status === 'done') console.log(renderLeaderboard(await core.runs.leaderboard(runId)));
+      } finally {
+        await core.close();
+      }
+    });
+}

@@ -1,0 +1,38 @@
+import type { LeaderboardRow, StageProgress } from '@sqlsweep/db';
+import type { SweepPlan } from '@sqlsweep/orchestration';
+
+export function table(headers: string[], rows: Array<Array<string | number>>): string {
+  const cells = [headers, ...rows.map((r) => r.map(String))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+export function renderPlan(plan: SweepPlan): string {
+  const out = [
+    `sweep ${plan.config.name} (${plan.source}) on ${plan.version.datasetName}@${plan.version.contentHash.slice(0, 12)} ${plan.config.split}: ${plan.items.length} items x ${plan.variants.length} variants${plan.simulated ? '  [simulated]' : ''}`,
+    '',
+    table(['variant', 'pipeline', 'model'], plan.variants.map((v) => [v.label, v.pipeline, v.model])),
+    '',
+    table(['stage', 'role', 'jobs needed', 'reused'], [
+      ...plan.byStage.map((s) => [s.stage, s.role, s.needed, s.reused]),
+      ['total', '', plan.stageJobs, plan.reused],
+    ]),
+    `LLM calls needed: ${plan.llmCalls}`,
+  ];
+  return out.join('\n');
+}
+
+export function renderLeaderboard(rows: LeaderboardRow[]): string {
+  const simulated = rows.some((r) => r.simulated);
+  return [
+    `Leaderboard${simulated ? '  [simulated: answers come from the LLM simulator, not a real model]' : ''}`,
+    table(['variant', 'EX %', 'correct', 'items', 'errors', 'tokens in', 'tokens out', 'cost $', 'wall s'], rows.map((r) => [
+      r.label, r.ex.toFixed(1), r.correct, r.items, r.errors, Number(r.input_tokens), Number(r.output_tokens), r.cost_usd.toFixed(4), (r.wall_ms / 1000).toFixed(1),
+    ])),
+  ].join('\n');
+}
+
+export function renderProgress(progress: StageProgress[]): string {
+  return table(['stage', 'done', 'failed', 'planned'], progress.map((p) => [p.stage, p.done, p.failed, p.planned]));
+}
