@@ -35,7 +35,10 @@ export function readSpiderPredictions(file: string): string[] {
   return lines.map((l) => l.split('\t')[0].trim());
 }
 
-/** BIRD predictions: a JSON object `{"<idx>": "SQL\t----- bird -----\tdb_id"}`, returned in index order. */
+/**
+ * BIRD predictions: a JSON object `{"<idx>": "SQL\t----- bird -----\tdb_id"}`, returned in index order. Keys must
+ * be distinct integers in 0..n-1 (so every index is present).
+ */
 export function readBirdPredictions(file: string): Array<{ sql: string; dbId?: string }> {
   let raw: unknown;
   try {

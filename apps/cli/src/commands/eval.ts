@@ -101,6 +101,9 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
   const levels = opts.format === 'spider' ? spiderLevels(gold, warnings) : birdLevels(opts, gold.length);
   // BIRD's script runs both queries on the database named by the prediction line.
   const dbIds = gold.map((g, i) => (opts.format === 'bird' ? (preds[i].dbId ?? g.dbId) : g.dbId));
+  dbIds.forEach((id, i) => {
+    if (id !== gold[i].dbId) warnings.push(`item ${i}: prediction names db ${id}, gold names ${gold[i].dbId}; running on ${id} as BIRD's script does`);
+  });
   const dbPaths = dbIds.map((id) => databasePath(opts.dbDir, id));
   const pool = new SandboxPool({ size: opts.workers, deadlineMs: opts.timeoutMs });
   try {
