@@ -57,6 +57,17 @@ describeIf('Anthropic SDK against llm-sim', () => {
     expect(Number(headers.get('retry-after'))).toBeGreaterThan(50);
   });
 
+  it('maps a 500 api_error to a retryable server error, and a slow answer to a timeout', async () => {
+    const call = (model: string) =>
+      client.complete({ model, messages: prompt(bird[8]!), temperature: 0, sampleIndex: 0, templateVersion: 'v1' }).catch((e: unknown) => e as LlmError);
+    const server = await call('claude-t-flaky');
+    expect(server).toMatchObject({ code: 'server', status: 500, retryable: true });
+    const started = Date.now();
+    const slow = await call('claude-t-slow');
+    expect(slow).toMatchObject({ code: 'timeout', retryable: true });
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
   it('maps "credit balance too low" to quota_exhausted', async () => {
     const err = (await client
       .complete({ model: 'claude-t-broke', messages: prompt(bird[0]!), temperature: 0, sampleIndex: 0, templateVersion: 'v1' })

@@ -144,7 +144,7 @@ export class LlmClient {
       const started = Date.now();
       const hit = await cache.get(key);
       if (hit) {
-        this.log({ msg: 'llm cache hit', model: m.name, key });
+        this.log({ msg: 'llm cache hit', ...req.attribution, model: m.name, key, ...hit.usage });
         return { ...hit, cached: true, costUsd: 0, latencyMs: Date.now() - started };
       }
     }
@@ -203,7 +203,7 @@ export class LlmClient {
     } catch (err) {
       const error = err instanceof LlmError ? err : new LlmError('network', `${m.providerName}: ${(err as Error).message}`, { cause: err });
       if (budget && lease) await this.afterFailure(budget, lease, m, error);
-      this.log({ msg: 'llm call failed', model: m.name, provider: m.providerName, code: error.code, status: error.status, retryAfterMs: error.retryAfterMs, latencyMs: Date.now() - started });
+      this.log({ msg: 'llm call failed', ...req.attribution, model: m.name, provider: m.providerName, code: error.code, status: error.status, retryAfterMs: error.retryAfterMs, latencyMs: Date.now() - started });
       throw error;
     }
     const latencyMs = Date.now() - started;
@@ -223,7 +223,7 @@ export class LlmClient {
       provider: m.providerName,
       model: m.name,
     };
-    this.log({ msg: 'llm call', model: m.name, provider: m.providerName, ...response.usage, costUsd: response.costUsd, latencyMs, simulated: response.simulated, waitedMs: lease?.waitedMs ?? 0 });
+    this.log({ msg: 'llm call', ...req.attribution, model: m.name, provider: m.providerName, ...response.usage, costUsd: response.costUsd, latencyMs, simulated: response.simulated, waitedMs: lease?.waitedMs ?? 0 });
     return response;
   }
 

@@ -17,6 +17,8 @@ export interface LlmRequest {
   priority?: LlmPriority;
   cacheNamespace?: string;
   noCache?: boolean;
+  /** Where the call's tokens and cost are accounted: copied onto every log line of the call. */
+  attribution?: { runId?: string; variantId?: string; stage?: string; stageKey?: string; jobId?: string };
 }
 
 export interface LlmUsage {

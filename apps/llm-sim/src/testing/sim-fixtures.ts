@@ -36,6 +36,7 @@ export function testCatalog(): ModelCatalog {
         sim: { kind: 'openai-compatible', baseUrlEnv: 'SIM_URL', apiKeyEnv: 'SIM_KEY', simulated: true, timeoutMs: 10_000 },
         'sim-impatient': { kind: 'openai-compatible', baseUrlEnv: 'SIM_URL', apiKeyEnv: 'SIM_KEY', timeoutMs: 300 },
         'sim-anthropic': { kind: 'anthropic', baseUrlEnv: 'SIM_URL', apiKeyEnv: 'SIM_KEY', simulated: true, timeoutMs: 10_000 },
+        'sim-anthropic-impatient': { kind: 'anthropic', baseUrlEnv: 'SIM_URL', apiKeyEnv: 'SIM_KEY', simulated: true, timeoutMs: 300 },
       },
       models: {
         't-ok': model('sim'),
@@ -49,6 +50,8 @@ export function testCatalog(): ModelCatalog {
         'claude-t-ok': { ...model('sim-anthropic'), apiModel: 't-ok' },
         'claude-t-limited': { ...model('sim-anthropic'), apiModel: 't-limited' },
         'claude-t-broke': { ...model('sim-anthropic'), apiModel: 't-broke' },
+        'claude-t-flaky': { ...model('sim-anthropic'), apiModel: 't-flaky' },
+        'claude-t-slow': { ...model('sim-anthropic-impatient'), apiModel: 't-slow' },
       },
     },
     'testCatalog()',
