@@ -90,3 +90,14 @@ describe('SandboxPool', () => {
     await expect(small.execute({ dbPath, sql: 'SELECT 1' })).rejects.toThrow(/closed/);
   });
 });
+
+describe('SandboxPool whose children cannot start', () => {
+  it('stops respawning and rejects work with the reason instead of spinning', async () => {
+    const pool = new SandboxPool({ size: 1, heapMb: 1 }); // a 1 MiB V8 heap cannot even load the child
+    const err = await pool.execute({ dbPath: ':memory:', sql: 'SELECT 1' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/keeps dying before it is ready/);
+    await expect(pool.execute({ dbPath: ':memory:', sql: 'SELECT 1' })).rejects.toThrow(/keeps dying/);
+    await pool.close();
+  }, 60_000);
+});

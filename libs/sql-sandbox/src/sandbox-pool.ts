@@ -29,6 +29,7 @@ interface Job {
   req: ChildRequest;
   deadlineMs: number;
   resolve: (r: TimedExecutionResult) => void;
+  reject: (err: Error) => void;
 }
 
 interface Slot {
@@ -36,6 +37,8 @@ interface Slot {
   /** Set when the slot's child took the place of a dead one: the time of that death. */
   replacingSince?: bigint;
   ready: boolean;
+  /** Whether the child ever reported ready (a child that dies before is a start-up failure). */
+  started: boolean;
   job?: Job;
   startedAt?: bigint;
   timer?: NodeJS.Timeout;
@@ -45,6 +48,7 @@ interface Slot {
 
 const CHILD_ENTRY = join(__dirname, 'sandbox-child');
 const MEMORY_POLL_MS = 20;
+const MAX_START_FAILURES = 3;
 const PAGE_SIZE = 4096;
 
 /** Resident set size of a process in bytes, or undefined where /proc is not available. */
@@ -68,6 +72,9 @@ export class SandboxPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  private startFailures = 0;
+  /** Set when children keep dying before they are ready (broken install): the pool then refuses work. */
+  private broken?: Error;
   /** Times from deadline to the killed child's exit (the caller's timeout verdict), for the benchmark. */
   readonly killLatenciesMs: number[] = [];
   /** Times from a killed child's exit to its replacement being ready to serve. */
@@ -88,12 +95,14 @@ export class SandboxPool {
   }
 
   execute(req: ExecuteRequest): Promise<TimedExecutionResult> {
+    if (this.broken) return Promise.reject(this.broken);
     if (this.closed) return Promise.reject(new Error('SandboxPool is closed'));
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const job: Job = {
         req: { id: this.nextId++, dbPath: req.dbPath, sql: req.sql, repeat: Math.max(1, req.repeat ?? 1) },
         deadlineMs: req.deadlineMs ?? this.defaultDeadlineMs,
         resolve,
+        reject,
       };
       this.queue.push(job);
       this.dispatch();
@@ -131,7 +140,7 @@ export class SandboxPool {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
     });
-    const slot: Slot = { child, ready: false };
+    const slot: Slot = { child, ready: false, started: false };
     child.on('message', (msg: ChildMessage) => this.onMessage(slot, msg));
     child.on('exit', (code, signal) => this.onExit(slot, code, signal));
     child.on('error', () => undefined); // 'exit' follows and does the clean-up
@@ -141,6 +150,8 @@ export class SandboxPool {
   private onMessage(slot: Slot, msg: ChildMessage): void {
     if (msg.type === 'ready') {
       slot.ready = true;
+      slot.started = true;
+      this.startFailures = 0;
       this.noteReplaced(slot);
     } else if (slot.job && slot.job.req.id === msg.id && !slot.killedFor) {
       clearTimeout(slot.timer);
@@ -170,6 +181,10 @@ export class SandboxPool {
       }
     }
     if (this.closed) return;
+    if (!slot.started && ++this.startFailures >= MAX_START_FAILURES) {
+      this.giveUp(`sandbox child process keeps dying before it is ready (last: ${signal ? `signal ${signal}` : `exit code ${code}`}; is heapMb too small, or does better-sqlite3 fail to load?)`);
+      return;
+    }
     if (slot === this.standby) {
       this.standby = this.spawn();
       return;
@@ -182,6 +197,13 @@ export class SandboxPool {
     this.standby = this.useStandby ? this.spawn() : undefined;
     if (replacement.ready) this.noteReplaced(replacement);
     this.dispatch();
+  }
+
+  private giveUp(message: string): void {
+    this.broken = new Error(message);
+    for (const job of this.queue.splice(0)) job.reject(this.broken);
+    for (const s of [...this.slots, ...(this.standby ? [this.standby] : [])]) s.child.kill('SIGKILL');
+    this.closed = true;
   }
 
   private noteReplaced(slot: Slot): void {
