@@ -3,6 +3,7 @@
  * .sqlsweep/services.json (also printed), for `npm run demo`, `npm test` and people.
  *
  *   node -r @swc-node/register infra/ensure-services.ts [--embedded-ok] [--no-redis] [--no-postgres] [--stop]
+ *                                                       [--project-dir DIR]   (default: this checkout)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -18,9 +19,10 @@ async function main(): Promise<void> {
       'no-redis': { type: 'boolean', default: false },
       'no-postgres': { type: 'boolean', default: false },
       stop: { type: 'boolean', default: false },
+      'project-dir': { type: 'string' },
     },
   });
-  const projectDir = resolve(__dirname, '..');
+  const projectDir = resolve(values['project-dir'] ?? resolve(__dirname, '..'));
   if (values.stop) {
     const stopped = await stopPrivateServices({ projectDir, env: process.env });
     console.log(stopped.length ? `stopped: ${stopped.join(', ')}` : 'no private servers were running');

@@ -67,28 +67,32 @@ export async function startPgliteWireServer(opts: PgliteWireServerOptions): Prom
 /** Who holds the one PGlite session; the rest wait in arrival order. */
 class SessionArbiter {
   private owner: WireConnection | null = null;
-  private readonly waiting: Array<{ connection: WireConnection; grant: () => void }> = [];
+  private readonly waiting: Array<{ connection: WireConnection; grant: (granted: boolean) => void }> = [];
 
   isOwner(connection: WireConnection): boolean {
     return this.owner === connection;
   }
 
-  acquire(connection: WireConnection): Promise<void> {
-    if (this.owner === connection) return Promise.resolve();
+  /** Resolves true once `connection` owns the session, false if its wait was cancelled. */
+  acquire(connection: WireConnection): Promise<boolean> {
+    if (this.owner === connection) return Promise.resolve(true);
     if (this.owner === null) {
       this.owner = connection;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
     return new Promise((grant) => this.waiting.push({ connection, grant }));
   }
 
-  release(connection: WireConnection): void {
+  cancelWait(connection: WireConnection): void {
     const queued = this.waiting.findIndex((w) => w.connection === connection);
-    if (queued >= 0) this.waiting.splice(queued, 1);
+    if (queued >= 0) this.waiting.splice(queued, 1)[0]?.grant(false);
+  }
+
+  release(connection: WireConnection): void {
     if (this.owner !== connection) return;
     const next = this.waiting.shift();
     this.owner = next?.connection ?? null;
-    next?.grant();
+    next?.grant(true);
   }
 }
 
@@ -96,7 +100,7 @@ class WireConnection {
   private buffer: Buffer = Buffer.alloc(0);
   private readonly inbox: Buffer[] = [];
   private startupDone = false;
-  private processing = false;
+  private draining: Promise<void> | null = null;
   private closed = false;
   /** Inside an extended-protocol batch that has not reached its Sync yet. */
   private midUnit = false;
@@ -123,7 +127,7 @@ class WireConnection {
       if (!message) break;
       if (message !== 'handled') this.inbox.push(message);
     }
-    if (!this.processing) void this.drain();
+    if (!this.draining) this.draining = this.drain().finally(() => (this.draining = null));
   }
 
   /** Splits one whole message off the buffer; answers the untyped pre-startup requests itself. */
@@ -159,7 +163,6 @@ class WireConnection {
   }
 
   private async drain(): Promise<void> {
-    this.processing = true;
     try {
       while (!this.closed && this.inbox.length > 0) {
         const message = this.inbox.shift() as Buffer;
@@ -168,8 +171,7 @@ class WireConnection {
           this.socket.end();
           break;
         }
-        await this.arbiter.acquire(this);
-        if (this.closed) break;
+        if (!(await this.arbiter.acquire(this)) || this.closed) break;
         await this.execute(message);
         // The startup packet has no type byte; its first byte is the high byte of its length, 0.
         const completesUnit = UNIT_ENDS.has(type) || type === 0;
@@ -178,8 +180,6 @@ class WireConnection {
       }
     } catch (error) {
       this.socket.destroy(error as Error);
-    } finally {
-      this.processing = false;
     }
   }
 
@@ -193,19 +193,24 @@ class WireConnection {
     );
   }
 
-  /** A connection that goes away while owning the session must not leave a transaction or batch behind. */
+  /**
+   * A connection that goes away while owning the session must not leave a batch or a transaction
+   * behind. Its message loop is stopped first, so nothing of it runs after the clean-up.
+   */
   private async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.inbox.length = 0;
-    if (this.arbiter.isOwner(this)) {
-      try {
-        if (this.midUnit) await this.execute(Buffer.from([SYNC, 0, 0, 0, 4]));
-        if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
-      } catch {
-        // the session is reset as far as it can be; the next owner still gets its turn
-      }
+    this.arbiter.cancelWait(this);
+    await this.draining;
+    if (!this.arbiter.isOwner(this)) return;
+    try {
+      if (this.midUnit) await this.execute(Buffer.from([SYNC, 0, 0, 0, 4]));
+      if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
+    } catch {
+      // the session is reset as far as it can be; the next owner still gets its turn
+    } finally {
+      this.arbiter.release(this);
     }
-    this.arbiter.release(this);
   }
 }

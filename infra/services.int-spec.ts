@@ -1,9 +1,11 @@
 // ensureServices against the real binaries of this machine, without touching its own Redis and
 // Postgres: the "already running" probes point at free ports, so every path under test starts
 // private servers on free ports in a temporary project folder, and stops them afterwards.
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { ensureServices, stopPrivateServices, type EnsureServicesOptions } from './services';
@@ -106,6 +108,26 @@ describe('ensureServices with nothing running on the probed ports', () => {
     const check = new Redis(first.redisUrl);
     expect(await check.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);
     check.disconnect();
+  });
+
+  it('ensure-services.ts writes what it chose to .sqlsweep/services.json and prints it', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['-r', '@swc-node/register', join(__dirname, 'ensure-services.ts'), '--project-dir', projectDir],
+      {
+        cwd: resolve(__dirname, '..'),
+        env: { PATH: process.env.PATH, REDIS_URL: first.redisUrl, DATABASE_URL: first.databaseUrl },
+      },
+    );
+    const written = JSON.parse(readFileSync(join(projectDir, '.sqlsweep/services.json'), 'utf8'));
+    expect(written).toEqual({
+      redisUrl: first.redisUrl,
+      databaseUrl: first.databaseUrl,
+      redisSource: expect.stringMatching(/^REDIS_URL, Redis \d/),
+      postgresSource: expect.stringMatching(/^DATABASE_URL, Postgres \d/),
+    });
+    expect(stdout).toContain(`redis: ${first.redisUrl} — REDIS_URL`);
+    expect(stdout).toContain(JSON.stringify(written, null, 2));
   });
 
   it('falls back past an unreachable REDIS_URL / DATABASE_URL and says why', async () => {
