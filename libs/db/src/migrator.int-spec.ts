@@ -1,4 +1,6 @@
 import { Client } from 'pg';
+// Test helpers build on db; this spec-only import must not make the project graph circular.
+// nx-ignore-next-line
 import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
 import { migrateDown, migrateToLatest } from './migrator';
 

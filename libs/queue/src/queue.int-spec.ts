@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+// nx-ignore-next-line
 import { testQueuePrefix } from '@sqlsweep/testing';
 import { QueueClient } from './queue-client';
 import { WorkerHost } from './worker-host';

@@ -1,6 +1,12 @@
-// Jest global set-up: make sure Redis and Postgres are reachable before any suite runs.
-// Replaced by the infra service resolver once it lands.
+import { resolve } from 'node:path';
+import { ensureServices } from '../../../infra/services';
+
+/**
+ * Jest global set-up: Redis and Postgres reachable before any suite runs (started when missing). Their URLs go
+ * into process.env, which the test workers inherit.
+ */
 export default async function globalSetup(): Promise<void> {
-  process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
-  process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
+  const endpoints = await ensureServices({ projectDir: resolve(__dirname, '../../..'), env: process.env, log: () => undefined });
+  process.env.REDIS_URL = endpoints.redisUrl;
+  process.env.DATABASE_URL = endpoints.databaseUrl;
 }

@@ -1,0 +1,21 @@
+/**
+ * Everything `npm test` and `npm run demo` need before they start: Redis and Postgres (started or installed when
+ * missing, see infra/services.ts), the app database migrated, and the bundled benchmark built. Idempotent and quick
+ * when there is nothing to do.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { buildMinibench } from '../data/minibench/build';
+import { ensureServices, type ServiceEndpoints } from '../infra/services';
+
+export const projectDir = resolve(__dirname, '..');
+
+export async function setup(opts: { allowEmbeddedPostgres: boolean; log?: (line: string) => void }): Promise<ServiceEndpoints> {
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const endpoints = await ensureServices({ projectDir, allowEmbeddedPostgres: opts.allowEmbeddedPostgres, env: process.env, log });
+  mkdirSync(join(projectDir, '.sqlsweep'), { recursive: true });
+  writeFileSync(join(projectDir, '.sqlsweep', 'services.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
+  const bench = await buildMinibench();
+  log(`minibench: ${bench.rebuilt ? 'built' : 'up to date'} (${bench.counts.databases} databases, ${bench.counts.train} train + ${bench.counts.dev} dev items)`);
+  return endpoints;
+}
