@@ -17,6 +17,7 @@ describeIf('response cache in Postgres, through the client and llm-sim', () => {
   const dbName = `llm_${randomBytes(6).toString('hex')}`;
   const key = 'sk-test-CACHE-SECRET-5e2d8a';
   let pool: Pool;
+  let dbUrl: string;
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
   let client: LlmClient;
   const logs: object[] = [];
@@ -29,7 +30,8 @@ describeIf('response cache in Postgres, through the client and llm-sim', () => {
     await admin.end();
     const url = new URL(adminUrl);
     url.pathname = `/${dbName}`;
-    pool = new Pool({ connectionString: url.toString(), max: 4 });
+    dbUrl = url.toString();
+    pool = new Pool({ connectionString: dbUrl, max: 4 });
     // Until the shared migration runner applies every file, apply this migration here.
     await pool.query(readFileSync(join(migrations, '20261122060000_llm_cache.up.sql'), 'utf8'));
     sim = await startLlmSimulator({ datasetDirs: [BIRD_SAMPLE], config: TEST_SIM_CONFIG });
@@ -57,7 +59,7 @@ describeIf('response cache in Postgres, through the client and llm-sim', () => {
     templateVersion: 'zero-shot@1',
     ...extra,
   });
-  const served = () => sim.simulator.statsSnapshot()['t-half']?.ok ?? 0;
+  const served = (model = 't-half') => sim.simulator.statsSnapshot()[model]?.ok ?? 0;
 
   it('collapses identical concurrent calls into one provider call and serves repeats from Postgres', async () => {
     const before = served();
@@ -74,6 +76,25 @@ describeIf('response cache in Postgres, through the client and llm-sim', () => {
     expect(again.output).toBe(results[0]!.output);
     expect(again.usage).toEqual(results[0]!.usage);
     expect(served() - before).toBe(1);
+  });
+
+  it('collapses identical concurrent calls across processes through a Postgres claim', async () => {
+    const before = served('t-ok');
+    // Two clients with their own pools stand for two worker processes.
+    const otherPool = new Pool({ connectionString: dbUrl, max: 4 });
+    try {
+      const a = new LlmClient({ catalog: testCatalog(), env: { SIM_URL: sim.url, SIM_KEY: key }, cache: new LlmCacheRepository(pool) });
+      const b = new LlmClient({ catalog: testCatalog(), env: { SIM_URL: sim.url, SIM_KEY: key }, cache: new LlmCacheRepository(otherPool) });
+      const slow = { ...req(bird[5]!), model: 't-ok' };
+      const results = await Promise.all([a, b, a, b, b, a].map((c) => c.complete(slow)));
+      expect(served('t-ok') - before).toBe(1);
+      expect(new Set(results.map((r) => r.output)).size).toBe(1);
+      expect(results.filter((r) => !r.cached)).toHaveLength(1);
+      const { rows } = await pool.query('SELECT count(*)::int AS n FROM llm_cache_claims');
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await otherPool.end();
+    }
   });
 
   it('keys on sample index, template version and namespace; --no-cache always calls', async () => {

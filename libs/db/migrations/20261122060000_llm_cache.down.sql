@@ -1,1 +1,2 @@
+DROP TABLE IF EXISTS llm_cache_claims;
 DROP TABLE IF EXISTS llm_response_cache;

@@ -17,3 +17,10 @@ CREATE TABLE llm_response_cache (
 );
 
 CREATE INDEX llm_response_cache_namespace_idx ON llm_response_cache (namespace);
+
+-- A call in flight, claimed by one process so that identical calls elsewhere wait for its cached answer
+-- instead of paying again. A claim lapses at expires_at (a crashed worker holds nothing for long).
+CREATE TABLE llm_cache_claims (
+  cache_key   text PRIMARY KEY,
+  expires_at  timestamptz NOT NULL
+);

@@ -87,6 +87,21 @@ export class LlmCacheRepository {
     );
   }
 
+  /** True when this caller now owns the call for `key`: no live claim existed, or the old one had lapsed. */
+  async claim(key: string, ttlMs: number): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      `INSERT INTO llm_cache_claims (cache_key, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
+       ON CONFLICT (cache_key) DO UPDATE SET expires_at = excluded.expires_at
+       WHERE llm_cache_claims.expires_at < now()`,
+      [key, ttlMs],
+    );
+    return rowCount === 1;
+  }
+
+  async release(key: string): Promise<void> {
+    await this.db.query('DELETE FROM llm_cache_claims WHERE cache_key = $1', [key]);
+  }
+
   async countByNamespace(namespace: string): Promise<number> {
     const { rows } = await this.db.query<{ n: string }>('SELECT count(*) AS n FROM llm_response_cache WHERE namespace = $1', [namespace]);
     return Number(rows[0]?.n ?? 0);

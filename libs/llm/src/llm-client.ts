@@ -148,26 +148,68 @@ export class LlmClient {
         return { ...hit, cached: true, costUsd: 0, latencyMs: Date.now() - started };
       }
     }
+    if (cache?.claim && cache.release) {
+      const claims = { claim: cache.claim.bind(cache), release: cache.release.bind(cache) };
+      return this.claimedCall(m, req, maxTokens, key, cache, claims);
+    }
     const response = await this.call(m, req, maxTokens);
-    if (cache) {
-      await cache.put({
-        key,
-        namespace: req.cacheNamespace ?? 'default',
+    if (cache) await this.store(cache, key, req, response);
+    return response;
+  }
+
+  private async store(cache: ResponseCacheStore, key: string, req: LlmRequest, response: LlmResponse): Promise<void> {
+    await cache.put({
+      key,
+      namespace: req.cacheNamespace ?? 'default',
+      provider: response.provider,
+      model: response.model,
+      templateVersion: req.templateVersion,
+      response: {
+        output: response.output,
+        usage: response.usage,
+        costUsd: response.costUsd,
+        latencyMs: response.latencyMs,
+        simulated: response.simulated,
         provider: response.provider,
         model: response.model,
-        templateVersion: req.templateVersion,
-        response: {
-          output: response.output,
-          usage: response.usage,
-          costUsd: response.costUsd,
-          latencyMs: response.latencyMs,
-          simulated: response.simulated,
-          provider: response.provider,
-          model: response.model,
-        },
-      });
+      },
+    });
+  }
+
+  /**
+   * Identical calls in other processes: one claims the key and calls; the others poll the cache until its
+   * answer lands, or take over when the owner gives up (an error, which is never cached) or its claim lapses.
+   */
+  private async claimedCall(
+    m: ResolvedModel,
+    req: LlmRequest,
+    maxTokens: number,
+    key: string,
+    cache: ResponseCacheStore,
+    claims: { claim(key: string, ttlMs: number): Promise<boolean>; release(key: string): Promise<void> },
+  ): Promise<LlmResponse> {
+    const claimTtlMs = m.providerConfig.timeoutMs * 2 + 60_000;
+    const started = Date.now();
+    for (;;) {
+      if (await claims.claim(key, claimTtlMs)) {
+        try {
+          // The previous owner may have finished between our cache miss and this claim.
+          const late = await cache.get(key);
+          if (late) return { ...late, cached: true, costUsd: 0, latencyMs: Date.now() - started };
+          const response = await this.call(m, req, maxTokens);
+          await this.store(cache, key, req, response);
+          return response;
+        } finally {
+          await claims.release(key);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const hit = await cache.get(key);
+      if (hit) {
+        this.log({ msg: 'llm cache hit after waiting for another process', ...req.attribution, model: m.name, key, ...hit.usage });
+        return { ...hit, cached: true, costUsd: 0, latencyMs: Date.now() - started };
+      }
     }
-    return response;
   }
 
   private async call(m: ResolvedModel, req: LlmRequest, maxTokens: number): Promise<LlmResponse> {

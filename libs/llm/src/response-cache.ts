@@ -26,6 +26,12 @@ export interface ResponseCacheStore {
   get(key: string): Promise<CachedLlmResponse | undefined>;
   /** Idempotent: a second put of the same key keeps the first response. */
   put(entry: CacheEntry): Promise<void>;
+  /**
+   * Optional, for collapsing identical calls across processes: true when the caller now owns the call for
+   * `key` (no live claim by anyone else); the owner releases it when the call ends, whatever the outcome.
+   */
+  claim?(key: string, ttlMs: number): Promise<boolean>;
+  release?(key: string): Promise<void>;
 }
 
 export interface CacheKeyParts {
