@@ -175,6 +175,9 @@ async function resolveRedis(ctx: Context, defaultUrl: string, privatePort: numbe
     if (ctx.allowApt && canUseApt(ctx)) {
       try {
         aptInstall(['redis-server'], ctx);
+        // the package may have started the system service itself
+        const system = await useRunning(defaultUrl, 'installed redis-server with apt-get, its service is running');
+        if (system) return announce(ctx, 'redis', system);
         const installed = await start('installed redis-server with apt-get and started a private server');
         if (installed) return announce(ctx, 'redis', installed);
       } catch (error) {
@@ -268,6 +271,11 @@ async function resolvePostgres(ctx: Context, choice: PostgresChoice): Promise<Re
     if (ctx.allowApt && canUseApt(ctx)) {
       try {
         aptInstall(['postgresql'], ctx);
+        const system = await useRunning(
+          withDatabase(choice.defaultUrl, APP_DATABASE),
+          'installed postgresql with apt-get, its service is running',
+        );
+        if (system) return system;
         ctx.searchDirs = [...ctx.searchDirs, ...debianPostgresBinDirs()];
         const installed = await start('installed postgresql with apt-get and started a private server');
         if (installed) return installed;
