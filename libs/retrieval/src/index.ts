@@ -60,3 +60,5 @@ export {
 } from './eval/table-retrieval-eval';
 /** Test helper for any package's tests: builds the bundled encoder once per machine in a tmp directory. */
 export { ensureBundledEncoderForTests } from './testing/test-encoder';
+export type { EmbeddedIndexOptions } from './index/embedded-index';
+export { openMaxSimScorer, type MaxSimScorer, type MaxSimScorerOptions, type RegisteredCorpus } from './index/maxsim-scorer';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { RetrievalError, type RetrievalErrorCode } from '../errors';
 import type { TokenMatrix } from '../token-matrix';
+import { spawnModuleWorker } from '../worker-spawn';
 import { ColbertTokenization, type TextRole } from './colbert-tokenization';
 import { readEncoderConfig, type EncoderConfig } from './encoder-config';
 import type { EncoderRequest, EncoderResponse, EncoderWorkerData, EncoderWorkerEvent, ExecutionProviderName } from './encoder-protocol';
@@ -52,28 +52,16 @@ export function encoderFingerprint(modelDir: string, config: EncoderConfig): str
   return hash.digest('hex');
 }
 
-function spawnWorker(data: EncoderWorkerData): Worker {
-  const entry = join(__dirname, `encoder-worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
-  if (entry.endsWith('.ts')) {
-    // Source checkout (tests, node -r @swc-node/register): compile the worker on the fly as well.
-    // Resolved here, not in the worker: an eval'd worker resolves modules from the process's cwd.
-    const register = require.resolve('@swc-node/register');
-    const bootstrap = `require(${JSON.stringify(register)}); require(${JSON.stringify(entry)});`;
-    return new Worker(bootstrap, { eval: true, workerData: data });
-  }
-  return new Worker(entry, { workerData: data });
-}
-
 export async function openEncoder(options: OpenEncoderOptions): Promise<Encoder> {
   const config = readEncoderConfig(options.modelDir);
   const tokenization = new ColbertTokenization(options.modelDir, config);
   const fingerprint = encoderFingerprint(options.modelDir, config);
-  const worker = spawnWorker({
+  const worker = spawnModuleWorker(__dirname, 'encoder-worker', {
     modelDir: options.modelDir,
     intraOpNumThreads: options.intraOpNumThreads ?? 1,
     batchSize: options.batchSize ?? 32,
     executionProvider: options.executionProvider ?? 'cpu',
-  });
+  } satisfies EncoderWorkerData);
 
   const ready = await new Promise<EncoderWorkerEvent>((resolve, reject) => {
     const onMessage = (message: EncoderWorkerEvent) => {

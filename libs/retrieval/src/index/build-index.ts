@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import { RetrievalError } from '../errors';
 import type { Encoder } from '../encoder/encoder';
-import { EmbeddedMultiVectorIndex } from './embedded-index';
+import { EmbeddedMultiVectorIndex, type EmbeddedIndexOptions } from './embedded-index';
 import type { DocumentKind, IndexedDocument, RetrievalDocument } from './types';
 
 /** Bump when the on-disk layout or the way documents are encoded changes. */
@@ -134,8 +134,8 @@ export async function buildIndex(spec: IndexSpec, deps: BuildIndexDeps): Promise
 }
 
 /** Opens a built embedded index by key. */
-export function openIndex(indexRoot: string, key: string): { index: EmbeddedMultiVectorIndex; manifest: IndexManifest } {
+export function openIndex(indexRoot: string, key: string, options: EmbeddedIndexOptions = {}): { index: EmbeddedMultiVectorIndex; manifest: IndexManifest } {
   const dir = join(indexRoot, key);
   const manifest = readIndexManifest(dir);
-  return { index: EmbeddedMultiVectorIndex.load(dir, manifest.encoder.dim), manifest };
+  return { index: EmbeddedMultiVectorIndex.load(dir, manifest.encoder.dim, options), manifest };
 }

@@ -3,11 +3,44 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedMultiVectorIndex } from './embedded-index';
 import { CONTRACT_DIM, describeIndexContract, syntheticMatrix } from './index-contract';
+import { openMaxSimScorer, type MaxSimScorer } from './maxsim-scorer';
 
 describeIndexContract('embedded (in memory)', async () => new EmbeddedMultiVectorIndex(CONTRACT_DIM));
 
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const scorers: MaxSimScorer[] = [];
+afterAll(async () => {
+  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  for (const scorer of scorers) await scorer.close();
+});
+
+describeIndexContract('embedded, scored on onnxruntime in a worker thread', async () => {
+  const scorer = await openMaxSimScorer({ bucketSize: 4 });
+  scorers.push(scorer);
+  return new EmbeddedMultiVectorIndex(CONTRACT_DIM, { scorer, scorerMinDocuments: 1 });
+});
+
+describe('onnxruntime MaxSim scorer', () => {
+  it('gives the scalar kernel\'s scores on documents of mixed lengths, including empty ones', async () => {
+    const scorer = await openMaxSimScorer({ bucketSize: 3 });
+    scorers.push(scorer);
+    const docs = Array.from({ length: 11 }, (_, i) => ({ id: `d${i}`, kind: 'column' as const, text: '', payload: {}, vectors: syntheticMatrix(i + 7, i === 4 ? 0 : 1 + ((i * 5) % 9), CONTRACT_DIM) }));
+    const scalar = new EmbeddedMultiVectorIndex(CONTRACT_DIM);
+    const onnx = new EmbeddedMultiVectorIndex(CONTRACT_DIM, { scorer, scorerMinDocuments: 1 });
+    await scalar.upsert(docs);
+    await onnx.upsert(docs);
+    const query = syntheticMatrix(42, 7, CONTRACT_DIM);
+    const expected = await scalar.search(query);
+    const actual = await onnx.search(query);
+    expect(actual.map((r) => r.id)).toEqual(expected.map((r) => r.id));
+    actual.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i].score, 4));
+    // An upsert after the first search re-registers the corpus.
+    await onnx.upsert([{ ...docs[0], vectors: syntheticMatrix(99, 3, CONTRACT_DIM) }]);
+    await scalar.upsert([{ ...docs[0], vectors: syntheticMatrix(99, 3, CONTRACT_DIM) }]);
+    expect((await onnx.search(query)).find((r) => r.id === 'd0')?.score).toBeCloseTo((await scalar.search(query)).find((r) => r.id === 'd0')?.score ?? NaN, 4);
+    await onnx.close();
+  });
+});
 
 describeIndexContract('embedded (saved to disk and loaded back)', async () => {
   // The contract upserts into the loaded index: start from a saved empty index to exercise load.

@@ -3,6 +3,7 @@ import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RetrievalError } from '../errors';
 import { maxSimAt, nonZeroRows, type TokenMatrix } from '../token-matrix';
+import type { MaxSimScorer, RegisteredCorpus } from './maxsim-scorer';
 import type { IndexedDocument, MultiVectorIndex, RetrievalDocument, ScoredDocument, SearchOptions } from './types';
 
 interface StoredDocument {
@@ -16,11 +17,49 @@ export const EMBEDDED_VECTORS_FILE = 'vectors.f32';
 /** About 20-40 ms of scoring for column-sized documents on this machine: keeps a worker's event loop responsive. */
 const YIELD_EVERY_DOCUMENTS = 200;
 
-/** Exact MaxSim over stored token matrices, in memory; `save`/`load` persist it as JSONL + raw float32. */
+export interface EmbeddedIndexOptions {
+  /** score on onnxruntime in a worker thread when a search has at least `scorerMinDocuments` candidates */
+  scorer?: MaxSimScorer;
+  /** default 500: below that the scalar kernel is as fast and needs no shared copy */
+  scorerMinDocuments?: number;
+}
+
+/**
+ * Exact MaxSim over stored token matrices, in memory; `save`/`load` persist it as JSONL + raw float32.
+ * Small candidate sets are scored by the scalar kernel in slices that yield to the event loop; large ones by an
+ * optional onnxruntime `MaxSimScorer` thread (same scores, vectorised, off the event loop).
+ */
 export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
   private readonly documents = new Map<string, StoredDocument>();
+  private corpus: { order: StoredDocument[]; registered: Promise<RegisteredCorpus> } | null = null;
 
-  constructor(readonly dim: number) {}
+  constructor(
+    readonly dim: number,
+    private readonly options: EmbeddedIndexOptions = {},
+  ) {}
+
+  private invalidateCorpus(): void {
+    if (!this.corpus) return;
+    const old = this.corpus.registered;
+    this.corpus = null;
+    void old.then((corpus) => corpus.release()).catch(() => undefined);
+  }
+
+  private async scorerScores(query: TokenMatrix): Promise<Map<StoredDocument, number>> {
+    const scorer = this.options.scorer as MaxSimScorer;
+    if (!this.corpus) {
+      const order = [...this.documents.values()];
+      this.corpus = { order, registered: scorer.register(this.dim, order) };
+    }
+    const { order, registered } = this.corpus;
+    const scores = await (await registered).score(query);
+    return new Map(order.map((doc, i) => [doc, scores[i]]));
+  }
+
+  /** Releases the shared copy held by the scorer thread (the scorer itself belongs to the caller). */
+  async close(): Promise<void> {
+    this.invalidateCorpus();
+  }
 
   async upsert(documents: IndexedDocument[]): Promise<void> {
     for (const doc of documents) {
@@ -28,6 +67,7 @@ export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
         throw new RetrievalError('INDEX_DIMENSION_MISMATCH', `document ${doc.id}: vectors have dim ${doc.vectors.dim}, index has ${this.dim}`);
       }
       const { vectors, ...document } = doc;
+      this.invalidateCorpus();
       this.documents.set(doc.id, { document, data: Float32Array.from(vectors.data.subarray(0, vectors.rows * this.dim)), rows: vectors.rows });
     }
   }
@@ -43,16 +83,27 @@ export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
     const tables = options.filter?.tables ? new Set(options.filter.tables) : null;
     const dbId = options.filter?.dbId;
     const minScore = options.minScore ?? -Infinity;
+    const candidates = [...this.documents.values()].filter(
+      ({ document }) =>
+        (dbId === undefined || document.payload.dbId === dbId) &&
+        (!tables || (document.payload.table !== undefined && tables.has(document.payload.table))),
+    );
     const results: ScoredDocument[] = [];
-    let sinceYield = 0;
-    for (const { document, data, rows } of [...this.documents.values()]) {
-      if (dbId !== undefined && document.payload.dbId !== dbId) continue;
-      if (tables && (document.payload.table === undefined || !tables.has(document.payload.table))) continue;
-      const score = maxSimAt(query, activeRows, data, 0, rows);
-      if (score > minScore) results.push({ ...document, score });
-      if (++sinceYield === YIELD_EVERY_DOCUMENTS) {
-        sinceYield = 0;
-        await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.options.scorer && candidates.length >= (this.options.scorerMinDocuments ?? 500)) {
+      const scores = await this.scorerScores(query);
+      for (const stored of candidates) {
+        const score = scores.get(stored) ?? 0;
+        if (score > minScore) results.push({ ...stored.document, score });
+      }
+    } else {
+      let sinceYield = 0;
+      for (const { document, data, rows } of candidates) {
+        const score = maxSimAt(query, activeRows, data, 0, rows);
+        if (score > minScore) results.push({ ...document, score });
+        if (++sinceYield === YIELD_EVERY_DOCUMENTS) {
+          sinceYield = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
     }
     results.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
@@ -80,7 +131,7 @@ export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
     return totalRows;
   }
 
-  static load(dir: string, dim: number): EmbeddedMultiVectorIndex {
+  static load(dir: string, dim: number, options: EmbeddedIndexOptions = {}): EmbeddedMultiVectorIndex {
     const documentsPath = join(dir, EMBEDDED_DOCUMENTS_FILE);
     const vectorsPath = join(dir, EMBEDDED_VECTORS_FILE);
     if (!existsSync(documentsPath) || !existsSync(vectorsPath)) {
@@ -89,7 +140,7 @@ export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
     const bytes = readFileSync(vectorsPath);
     if (bytes.byteLength % (dim * 4) !== 0) throw new RetrievalError('INDEX_CORRUPT', `${vectorsPath}: size ${bytes.byteLength} is not a multiple of ${dim} float32`);
     const all = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-    const index = new EmbeddedMultiVectorIndex(dim);
+    const index = new EmbeddedMultiVectorIndex(dim, options);
     let offset = 0;
     readFileSync(documentsPath, 'utf8')
       .split('\n')
