@@ -28,8 +28,10 @@ export function detectProtocol(instructions: string): StageProtocol {
   const t = instructions.toLowerCase();
   if (/\bskeleton\b/.test(t)) return 'skeleton';
   if (/\bsub-?questions?\b|\bdecompose\b/.test(t)) return 'sub_questions';
-  if (/\b(relevant|needed|required|list (the|of)) tables?\b|\btable list\b|\bschema link/.test(t)) return 'tables';
-  if (/\bexplain\b|\bexplanation\b/.test(t) && !/```sql/.test(t)) return 'explanation';
+  // "Use only the relevant tables" in a SQL prompt must not turn it into a table-list prompt.
+  const wantsSql = /```sql|\bsql(?:ite)? (?:query|statement)\b/.test(t);
+  if (!wantsSql && /\b(relevant|needed|required|list (the|of)) tables?\b|\btable list\b|\bschema link/.test(t)) return 'tables';
+  if (!wantsSql && /\bexplain\b|\bexplanation\b/.test(t)) return 'explanation';
   return 'sql';
 }
 

@@ -36,5 +36,7 @@ describe('detectProtocol', () => {
     expect(detectProtocol('List the relevant tables as a JSON array')).toBe('tables');
     expect(detectProtocol('Explain what this query does')).toBe('explanation');
     expect(detectProtocol('Answer with one SQLite query in a ```sql block')).toBe('sql');
+    expect(detectProtocol('Using only the relevant tables, write one SQLite query in a ```sql block')).toBe('sql');
+    expect(detectProtocol('Explain your reasoning, then give the SQL query')).toBe('sql');
   });
 });

@@ -268,7 +268,11 @@ export class LlmSimulator {
     if (!target) {
       throw new HttpError(400, 'invalid_request_error', `llm-sim: no known question in the conversation (it knows ${this.index.size} questions from ${this.index.dirs.join(', ')})`);
     }
-    const instructions = [conv.messages.find((m) => m.role === 'system')?.content ?? '', conv.messages.at(-1)?.content ?? ''].join('\n');
+    // The question itself is data, not instructions: "Explain..." or "List the tables..." questions exist.
+    const instructions = [conv.messages.find((m) => m.role === 'system')?.content ?? '', conv.messages.at(-1)?.content ?? '']
+      .join('\n')
+      .split(target.question)
+      .join(' ');
     const answer: SimAnswer = answerFor(this.index, target, detectProtocol(instructions), {
       seed: this.seed,
       model: conv.model,
