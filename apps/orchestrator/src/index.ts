@@ -1,1 +1,1 @@
-export {};
+export { createOrchestratorApp } from './app';

@@ -1,0 +1,2 @@
+export const ORCHESTRATOR_ENV = Symbol('ORCHESTRATOR_ENV');
+export const ORCHESTRATOR_CORE = Symbol('ORCHESTRATOR_CORE');
