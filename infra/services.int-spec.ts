@@ -164,6 +164,22 @@ describe('ensureServices with nothing running on the probed ports', () => {
   });
 });
 
+describe('ensureServices called twice at once (the lock is a file, so this holds across processes too)', () => {
+  it('starts one private server and the other call reuses it', async () => {
+    const otherProject = mkdtempSync(join(tmpdir(), 'sqlsweep-services-race-'));
+    try {
+      const race = { ...seams, projectDir: otherProject, postgres: false, privateRedisPort: await findFreePort(randomBase()) };
+      const [a, b] = await Promise.all([ensureServices(race), ensureServices(race)]);
+      expect(a.redisUrl).toBe(b.redisUrl);
+      const sources = [a.redisSource, b.redisSource].map((source) => source.includes('kept running from an earlier call'));
+      expect(sources.sort()).toEqual([false, true]);
+    } finally {
+      expect(await stopPrivateServices({ projectDir: otherProject, env: { PATH: process.env.PATH } })).toEqual(['redis']);
+      rmSync(otherProject, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('ensureServices with no servers and no binaries', () => {
   it('stops with a message saying exactly what to run', async () => {
     const bare = { ...seams, searchDirs: [], env: { PATH: '' } };
