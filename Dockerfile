@@ -23,5 +23,7 @@ COPY --chown=node:node . .
 # The bundled benchmark (SQLite databases in BIRD layout) is built from its committed seed scripts.
 RUN node -r @swc-node/register data/minibench/build.ts
 
+# Created here, owned by `node`, so the named volume docker-compose mounts on it starts writable.
+RUN mkdir -p /app/.sqlsweep
 ENV SQLSWEEP_DATA_DIR=/app/.sqlsweep
 CMD ["node", "-r", "@swc-node/register", "apps/orchestrator/src/main.ts"]
