@@ -116,6 +116,17 @@ export class LlmClient {
     if (problems.length > 0) throw new LlmError('config', `models not usable:\n  ${problems.join('\n  ')}`);
   }
 
+  /**
+   * The planner's pre-run figure for one call: input tokens counted with the tokenizer, output tokens as
+   * expected (default: the request's maxTokens or the model's default), cost at list price without cache discounts.
+   */
+  estimateCall(req: LlmRequest, expectedOutputTokens?: number): { inputTokens: number; outputTokens: number; costUsd: number } {
+    const m = this.resolve(req.model);
+    const inputTokens = estimateTokens(m.config.apiModel ?? m.name, req.messages);
+    const outputTokens = expectedOutputTokens ?? req.maxTokens ?? m.config.defaultMaxTokens;
+    return { inputTokens, outputTokens, costUsd: costUsd(m.config.pricing, { inputTokens, cachedInputTokens: 0, outputTokens }) };
+  }
+
   async complete(req: LlmRequest): Promise<LlmResponse> {
     const m = this.resolve(req.model);
     const maxTokens = req.maxTokens ?? m.config.defaultMaxTokens;

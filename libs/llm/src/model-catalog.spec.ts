@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LlmError } from './errors';
+import { LlmClient } from './llm-client';
 import { loadModelCatalog } from './model-catalog';
 import { costUsd } from './pricing';
 import { estimateTokens } from './tokens';
@@ -61,5 +62,17 @@ describe('tokens and cost', () => {
     const pricing = { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 };
     expect(costUsd(pricing, { inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 0 })).toBe(2);
     expect(costUsd(pricing, { inputTokens: 1_000_000, cachedInputTokens: 1_000_000, outputTokens: 1_000_000 })).toBe(8.5);
+  });
+});
+
+describe('LlmClient.estimateCall', () => {
+  it('gives the planner tokens and list-price cost without calling anything', () => {
+    const client = new LlmClient({ catalog: loadModelCatalog(join(__dirname, '..', '..', '..', 'configs', 'models.yaml')), env: {} });
+    const messages = [{ role: 'user' as const, content: 'How many singers do we have?' }];
+    const e = client.estimateCall({ model: 'gpt-4o-mini', messages, temperature: 0, sampleIndex: 0, templateVersion: 'v1' }, 20);
+    expect(e.inputTokens).toBe(estimateTokens('gpt-4o-mini', messages));
+    expect(e.outputTokens).toBe(20);
+    expect(e.costUsd).toBeCloseTo((e.inputTokens * 0.15 + 20 * 0.6) / 1e6, 12);
+    expect(() => client.estimateCall({ model: 'nope', messages, temperature: 0, sampleIndex: 0, templateVersion: 'v1' })).toThrow(/unknown model "nope"/);
   });
 });
