@@ -10,7 +10,7 @@ module.exports = {
   testMatch: ['<rootDir>/{apps,libs,data,infra}/**/*.{spec,int-spec}.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/apps/dashboard/'],
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
-  globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+  globalSetup: '<rootDir>/test/global-setup.ts',
   testTimeout: 60_000,
   maxWorkers: 2,
 };

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
-import { ensureServices } from '../../../infra/services';
+import { ensureServices } from '../infra/services';
 
 /**
  * Jest global set-up: Redis and Postgres reachable before any suite runs (started when missing). Their URLs go
  * into process.env, which the test workers inherit.
  */
 export default async function globalSetup(): Promise<void> {
-  const endpoints = await ensureServices({ projectDir: resolve(__dirname, '../../..'), env: process.env, log: () => undefined });
+  const endpoints = await ensureServices({ projectDir: resolve(__dirname, '..'), env: process.env, log: () => undefined });
   process.env.REDIS_URL = endpoints.redisUrl;
   process.env.DATABASE_URL = endpoints.databaseUrl;
 }
