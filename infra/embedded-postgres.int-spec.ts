@@ -5,6 +5,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Pool } from 'pg';
@@ -125,6 +126,36 @@ it('rolls back the open transaction of a process killed with SIGKILL, and the re
   const { rows } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM stage_results WHERE key = 'killed'");
   expect(rows[0]?.n).toBe('0');
 });
+
+it('frees the session when a client drops in the middle of an extended-protocol batch', async () => {
+  const socket = connect(server.port, '127.0.0.1');
+  await new Promise<void>((ready, fail) => {
+    socket.once('error', fail);
+    socket.once('connect', () => {
+      const params = Buffer.from('user\0postgres\0database\0postgres\0\0');
+      const startup = Buffer.alloc(8);
+      startup.writeInt32BE(8 + params.length, 0);
+      startup.writeInt32BE(196608, 4);
+      socket.write(Buffer.concat([startup, params]));
+    });
+    let seen = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      seen = Buffer.concat([seen, chunk]);
+      if (seen.includes(Buffer.from([0x5a, 0, 0, 0, 5]))) ready(); // ReadyForQuery
+    });
+  });
+  // Parse of the unnamed statement, then no Sync: this connection now owns the session mid-batch
+  const body = Buffer.from('\0SELECT 1\0\0\0');
+  const header = Buffer.alloc(5);
+  header.write('P', 0);
+  header.writeInt32BE(4 + body.length, 1);
+  socket.write(Buffer.concat([header, body]));
+  await new Promise((r) => setTimeout(r, 200));
+  socket.destroy();
+
+  const { rows } = await admin.query<{ n: number }>('SELECT $1::int AS n', [41]);
+  expect(rows[0]?.n).toBe(41);
+}, 20_000);
 
 it('keeps data across a restart on the same data folder', async () => {
   await admin.query("INSERT INTO stage_results VALUES ('durable', '{\"kept\":true}')");
