@@ -71,6 +71,8 @@ async function main(): Promise<void> {
   // A burst of runaways at once uses up the standby: the later replacements wait for a fresh process.
   const spacedReplace = [...killPool.replaceLatenciesMs];
   const spacedKill = [...killPool.killLatenciesMs];
+  await killPool.reaped();
+  const spacedReap = [...killPool.reapLatenciesMs];
   const burstFrom = killPool.replaceLatenciesMs.length;
   const burstSize = cpus().length + 2;
   const burst = await Promise.all(
@@ -101,6 +103,7 @@ async function main(): Promise<void> {
       deadlineMs: KILL_DEADLINE_MS,
       verdictAfterDeadlineMs: { p50: round(percentile(spacedKill, 50), 2), p99: round(percentile(spacedKill, 99), 2) },
       replacementReadyMs: { p50: round(percentile(spacedReplace, 50)), p99: round(percentile(spacedReplace, 99)) },
+      sigkillToReapedMs: { p50: round(percentile(spacedReap, 50)), p99: round(percentile(spacedReap, 99)) },
       timeoutVerdictWallMs: { p50: round(percentile(killWall, 50)), p99: round(percentile(killWall, 99)) },
       burst: { runaways: burstSize, replacementReadyMs: { p50: round(percentile(burstReplace, 50)), max: round(Math.max(...burstReplace)) } },
     },

@@ -136,6 +136,9 @@ describe('hostile SQL corpus', () => {
     expect(snapshot(dir)).toEqual(before);
     expect(pool.killLatenciesMs.length).toBeGreaterThanOrEqual(4);
     expect(Math.max(...pool.killLatenciesMs)).toBeLessThanOrEqual(KILL_SLACK_MS);
+    // Every killed process is really gone (reaped), not only abandoned.
+    await pool.reaped();
+    expect(pool.reapLatenciesMs.length).toBeGreaterThanOrEqual(pool.killLatenciesMs.length);
   }, 120_000);
 
   it('survives runaways fired concurrently with honest queries', async () => {

@@ -44,11 +44,15 @@ interface Slot {
   timer?: NodeJS.Timeout;
   memoryWatch?: NodeJS.Timeout;
   killedFor?: 'timeout' | 'memory';
+  /** The last bytes the child wrote to stderr, quoted when it dies unexpectedly. */
+  stderrTail: string;
+  killSentAt?: bigint;
 }
 
 const CHILD_ENTRY = join(__dirname, 'sandbox-child');
 const MEMORY_POLL_MS = 20;
 const MAX_START_FAILURES = 3;
+const STDERR_TAIL_CHARS = 2000;
 const PAGE_SIZE = 4096;
 
 /** Resident set size of a process in bytes, or undefined where /proc is not available. */
@@ -60,6 +64,13 @@ function residentBytes(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+const lastLine = (text: string): string =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !/^[#<]/.test(l))
+    .pop() ?? '';
 
 /** A pool of child processes that run untrusted SQL read-only, one query per child at a time. */
 export class SandboxPool {
@@ -75,8 +86,12 @@ export class SandboxPool {
   private startFailures = 0;
   /** Set when children keep dying before they are ready (broken install): the pool then refuses work. */
   private broken?: Error;
-  /** Times from deadline to the killed child's exit (the caller's timeout verdict), for the benchmark. */
+  /** Times from deadline to SIGKILL sent and the caller's timeout verdict, for the benchmark. */
   readonly killLatenciesMs: number[] = [];
+  /** Times from SIGKILL to the kernel reporting the child gone. */
+  readonly reapLatenciesMs: number[] = [];
+  /** Killed children not yet reaped. */
+  private readonly dying = new Set<Slot>();
   /** Times from a killed child's exit to its replacement being ready to serve. */
   readonly replaceLatenciesMs: number[] = [];
 
@@ -114,7 +129,7 @@ export class SandboxPool {
     for (const job of this.queue.splice(0)) {
       job.resolve({ status: 'error', errorKind: 'runtime', message: 'sandbox pool closed', elapsedMs: 0 });
     }
-    const children = this.standby ? [...this.slots, this.standby] : this.slots;
+    const children = [...this.slots, ...(this.standby ? [this.standby] : []), ...this.dying];
     await Promise.all(
       children.map(
         (slot) =>
@@ -137,10 +152,15 @@ export class SandboxPool {
     const isTs = __filename.endsWith('.ts');
     const child = fork(`${CHILD_ENTRY}${isTs ? '.ts' : '.js'}`, [JSON.stringify(this.limits)], {
       execArgv: [...(isTs ? ['-r', '@swc-node/register'] : []), `--max-old-space-size=${this.limits.heapMb}`],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // stderr is kept, not inherited: a dying child's output must not look like the parent's own.
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     });
-    const slot: Slot = { child, ready: false, started: false };
+    const slot: Slot = { child, ready: false, started: false, stderrTail: '' };
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      slot.stderrTail = (slot.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+    });
     child.on('message', (msg: ChildMessage) => this.onMessage(slot, msg));
     child.on('exit', (code, signal) => this.onExit(slot, code, signal));
     child.on('error', () => undefined); // 'exit' follows and does the clean-up
@@ -166,31 +186,38 @@ export class SandboxPool {
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
     clearTimeout(slot.timer);
     clearInterval(slot.memoryWatch);
+    if (this.dying.delete(slot)) {
+      if (slot.killSentAt !== undefined) this.reapLatenciesMs.push(Number(process.hrtime.bigint() - slot.killSentAt) / 1e6);
+      return;
+    }
     const job = slot.job;
     slot.job = undefined;
     if (job && slot.startedAt !== undefined) {
       const elapsedMs = Number(process.hrtime.bigint() - slot.startedAt) / 1e6;
-      if (slot.killedFor === 'memory') {
-        job.resolve({ status: 'error', errorKind: 'runtime', message: `memory limit of ${this.limits.heapMb} MiB exceeded`, elapsedMs });
-      } else if (slot.killedFor === 'timeout') {
-        this.killLatenciesMs.push(elapsedMs - job.deadlineMs);
-        job.resolve({ status: 'timeout', elapsedMs });
-      } else {
-        const how = signal ? `signal ${signal}` : `exit code ${code}`;
-        job.resolve({ status: 'error', errorKind: 'runtime', message: `sandbox process died (${how}), e.g. out of memory`, elapsedMs });
-      }
+      const how = signal ? `signal ${signal}` : `exit code ${code}`;
+      const said = lastLine(slot.stderrTail);
+      job.resolve({ status: 'error', errorKind: 'runtime', message: `sandbox process died (${how})${said ? `: ${said}` : ''}`, elapsedMs });
     }
     if (this.closed) return;
     if (!slot.started && ++this.startFailures >= MAX_START_FAILURES) {
-      this.giveUp(`sandbox child process keeps dying before it is ready (last: ${signal ? `signal ${signal}` : `exit code ${code}`}; is heapMb too small, or does better-sqlite3 fail to load?)`);
+      const said = lastLine(slot.stderrTail);
+      this.giveUp(
+        `sandbox child process keeps dying before it is ready (last: ${signal ? `signal ${signal}` : `exit code ${code}`}` +
+          `${said ? `, saying "${said}"` : ''}; is heapMb too small, or does better-sqlite3 fail to load?)`,
+      );
       return;
     }
     if (slot === this.standby) {
       this.standby = this.spawn();
       return;
     }
+    this.replace(slot);
+  }
+
+  /** Puts the standby (or a fresh child) in the place of a dead or killed one. */
+  private replace(slot: Slot): void {
     const index = this.slots.indexOf(slot);
-    if (index < 0) return;
+    if (index < 0 || this.closed) return;
     const replacement = this.standby ?? this.spawn();
     replacement.replacingSince = process.hrtime.bigint();
     this.slots[index] = replacement;
@@ -212,6 +239,10 @@ export class SandboxPool {
     slot.replacingSince = undefined;
   }
 
+  /**
+   * SIGKILL cannot be caught: once it is sent the query runs no further, so the caller gets its verdict now and the
+   * slot its replacement now; the dead child is reaped (and counted) when the kernel reports it gone.
+   */
   private kill(slot: Slot, why: 'timeout' | 'memory'): void {
     if (slot.killedFor) return;
     clearTimeout(slot.timer);
@@ -219,6 +250,25 @@ export class SandboxPool {
     slot.killedFor = why;
     slot.ready = false;
     slot.child.kill('SIGKILL');
+    slot.killSentAt = process.hrtime.bigint();
+    this.dying.add(slot);
+    const job = slot.job;
+    slot.job = undefined;
+    if (job && slot.startedAt !== undefined) {
+      const elapsedMs = Number(slot.killSentAt - slot.startedAt) / 1e6;
+      if (why === 'timeout') {
+        this.killLatenciesMs.push(elapsedMs - job.deadlineMs);
+        job.resolve({ status: 'timeout', elapsedMs });
+      } else {
+        job.resolve({ status: 'error', errorKind: 'runtime', message: `memory limit of ${this.limits.heapMb} MiB exceeded`, elapsedMs });
+      }
+    }
+    this.replace(slot);
+  }
+
+  /** Resolves once every killed child has been reaped by the kernel. */
+  async reaped(): Promise<void> {
+    while (this.dying.size > 0) await new Promise((r) => setTimeout(r, 10));
   }
 
   private dispatch(): void {

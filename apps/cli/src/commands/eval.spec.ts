@@ -106,8 +106,9 @@ describe('sqlsweep eval', () => {
       const out = join(tmp, 'ves.jsonl');
       const { stdout } = await runCli([...args(), '--metric', 'ves', '--ves-iterations', '10', '--out', out]);
       const total = Number(/^ves\s+(?:\S+\s+){3}(\S+)/m.exec(stdout)![1]);
-      expect(total).toBeGreaterThan(80);
-      expect(total).toBeLessThan(125);
+      // Timings on a shared machine are noisy; this checks the mechanics (ratio around 1), not the machine.
+      expect(total).toBeGreaterThan(60);
+      expect(total).toBeLessThan(160);
       expect(stdout).toMatch(/timings measured on: .+ x\d+/);
       expect(readJsonl<{ time_ratio: number; machine: string }>(out).every((l) => l.time_ratio > 0 && /x\d+/.test(l.machine))).toBe(true);
     }, 120_000);
