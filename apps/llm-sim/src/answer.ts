@@ -82,6 +82,6 @@ export function answerFor(index: GoldIndex, item: GoldItem, protocol: StageProto
   const rng = seededRng(p.seed, p.model, item.dbId, item.question, p.temperature, sample);
   const correct = rng() < p.accuracy;
   if (correct) return { text: render(protocol, item, item.sql, rng, true), protocol, correct, item };
-  const corruption = corruptSql(item.sql, rng, index.schemaOf(item).columns);
+  const corruption = corruptSql(item.sql, rng, index.columnsNear(item));
   return { text: render(protocol, item, corruption.sql, rng, false), protocol, correct, corruption: corruption.kind, item };
 }

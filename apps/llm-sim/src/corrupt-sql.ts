@@ -133,35 +133,42 @@ function syntaxError(sql: string, rng: Rng): string {
  * applicable to this query (a syntax error is always applicable).
  */
 export function corruptSql(gold: string, rng: Rng, schemaColumns: readonly string[] = []): Corruption {
-  const kinds: CorruptionKind[] = ['wrong_column', 'missing_join_condition', 'wrong_aggregate', 'wrong_literal', 'wrong_order', 'syntax_error'];
-  const shuffled = [...kinds];
-  for (let i = shuffled.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
-  }
-  for (const kind of shuffled) {
-    let sql: string | null;
+  // Relative frequencies of mistakes; syntax errors are rare in strong models' SQL.
+  const weights: Array<[CorruptionKind, number]> = [
+    ['wrong_column', 3],
+    ['missing_join_condition', 2],
+    ['wrong_aggregate', 2],
+    ['wrong_literal', 2],
+    ['wrong_order', 1],
+    ['syntax_error', 0.6],
+  ];
+  const attempt = (kind: CorruptionKind): string | null => {
     switch (kind) {
       case 'wrong_column':
-        sql = wrongColumn(gold, rng, schemaColumns);
-        break;
+        return wrongColumn(gold, rng, schemaColumns);
       case 'missing_join_condition':
-        sql = missingJoinCondition(gold, rng);
-        break;
+        return missingJoinCondition(gold, rng);
       case 'wrong_aggregate':
-        sql = wrongAggregate(gold, rng);
-        break;
+        return wrongAggregate(gold, rng);
       case 'wrong_literal':
-        sql = wrongLiteral(gold, rng);
-        break;
+        return wrongLiteral(gold, rng);
       case 'wrong_order':
-        sql = wrongOrder(gold);
-        break;
+        return wrongOrder(gold);
       case 'syntax_error':
-        sql = syntaxError(gold, rng);
-        break;
+        return syntaxError(gold, rng);
     }
+  };
+  // Weighted draw without replacement among the kinds that apply to this query.
+  let left = [...weights];
+  while (left.length > 0) {
+    const total = left.reduce((a, [, w]) => a + w, 0);
+    let x = rng() * total;
+    let i = 0;
+    while (i < left.length - 1 && x >= left[i]![1]) x -= left[i++]![1];
+    const kind = left[i]![0];
+    const sql = attempt(kind);
     if (sql !== null && sql !== gold) return { kind, sql };
+    left = left.filter((_, j) => j !== i);
   }
   return { kind: 'syntax_error', sql: `${gold} WHERE` };
 }

@@ -1,4 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { corruptSql } from './corrupt-sql';
 import { GoldIndex } from './gold-index';
+import { seededRng } from './rng';
 import { BIRD_SAMPLE, SPIDER_SAMPLE, datasetsPresent } from './testing/sim-fixtures';
 import { detectProtocol } from './answer';
 
@@ -22,6 +27,38 @@ describeIf('GoldIndex on the shared BIRD and Spider samples', () => {
     const text = 'Example: How many singers do we have?\nSELECT ...\nNow answer: What is the total number of singers?\nSQL:';
     expect(index.findTarget(text)?.question).toBe('What is the total number of singers?');
     expect(index.findTarget('nothing known here')).toBeUndefined();
+  });
+
+  it('makes mistakes that mostly run and mostly return wrong results on the real databases', () => {
+    const questions = [
+      ...(JSON.parse(readFileSync(join(SPIDER_SAMPLE, 'dev.json'), 'utf8')) as Array<{ question: string }>),
+      ...(JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as Array<{ question: string }>),
+    ];
+    let syntax = 0;
+    let failsToRun = 0;
+    let sameResult = 0;
+    const dbs = new Map<string, Database.Database>();
+    for (const { question } of questions) {
+      const item = index.findTarget(`Question: ${question}`)!;
+      const mistake = corruptSql(item.sql, seededRng('realism', question), index.columnsNear(item));
+      if (mistake.kind === 'syntax_error') {
+        syntax++;
+        continue;
+      }
+      let db = dbs.get(item.dbFile!);
+      if (!db) dbs.set(item.dbFile!, (db = new Database(item.dbFile!, { readonly: true })));
+      const rows = (sql: string) => JSON.stringify(db!.prepare(sql).raw().all().map(String).sort());
+      try {
+        if (rows(mistake.sql) === rows(item.sql)) sameResult++;
+      } catch {
+        failsToRun++;
+      }
+    }
+    for (const db of dbs.values()) db.close();
+    const n = questions.length;
+    expect(syntax / n).toBeLessThan(0.2);
+    expect(failsToRun / (n - syntax)).toBeLessThan(0.3);
+    expect(sameResult / n).toBeLessThan(0.1);
   });
 
   it('reports a clear error for a folder that is not a dataset', () => {

@@ -40,10 +40,17 @@ function readItems(file: string, dir: string): GoldItem[] {
   });
 }
 
+export interface DbSchema {
+  tables: string[];
+  columns: string[];
+  /** Lower-cased table name to its columns. */
+  columnsByTable: Map<string, string[]>;
+}
+
 /** Gold SQL by question, learnt from BIRD- or Spider-layout dataset folders. */
 export class GoldIndex {
   private readonly byQuestion = new Map<string, GoldItem[]>();
-  private readonly columnsByDb = new Map<string, { tables: string[]; columns: string[] }>();
+  private readonly columnsByDb = new Map<string, DbSchema>();
   readonly size: number;
 
   constructor(readonly dirs: readonly string[]) {
@@ -106,10 +113,18 @@ export class GoldIndex {
     return best;
   }
 
-  schemaOf(item: GoldItem): { tables: string[]; columns: string[] } {
+  /** Columns of the tables the item's gold SQL reads: the plausible wrong columns for it. */
+  columnsNear(item: GoldItem): string[] {
+    const schema = this.schemaOf(item);
+    const used = [...item.sql.matchAll(/\b(?:FROM|JOIN)\s+[`"]?(\w+)[`"]?/gi)].map((m) => m[1]!.toLowerCase());
+    const near = [...new Set(used)].flatMap((t) => schema.columnsByTable.get(t) ?? []);
+    return near.length > 0 ? near : schema.columns;
+  }
+
+  schemaOf(item: GoldItem): DbSchema {
     const cached = this.columnsByDb.get(item.dbFile ?? item.dbId);
     if (cached) return cached;
-    const schema = { tables: [] as string[], columns: [] as string[] };
+    const schema: DbSchema = { tables: [], columns: [], columnsByTable: new Map() };
     if (item.dbFile) {
       const db = new Database(item.dbFile, { readonly: true, fileMustExist: true });
       try {
@@ -118,6 +133,7 @@ export class GoldIndex {
           schema.tables.push(name);
           const cols = db.prepare(`PRAGMA table_info("${name.replace(/"/g, '""')}")`).all() as Array<{ name: string }>;
           schema.columns.push(...cols.map((c) => c.name));
+          schema.columnsByTable.set(name.toLowerCase(), cols.map((c) => c.name));
         }
       } finally {
         db.close();
