@@ -34,6 +34,7 @@ describeIf('Anthropic SDK against llm-sim', () => {
     expect(first.simulated).toBe(true);
     expect(first.provider).toBe('sim-anthropic');
     expect(first.usage.cachedInputTokens).toBe(0);
+    expect(first.usage.cacheWriteInputTokens).toBeGreaterThan(1024);
     const second = await ask(bird[4]!);
     expect(sqlOf(second.output)).toBe(bird[4]!.SQL);
     expect(second.usage.cachedInputTokens).toBeGreaterThan(1024);

@@ -62,6 +62,9 @@ describe('tokens and cost', () => {
     const pricing = { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 };
     expect(costUsd(pricing, { inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 0 })).toBe(2);
     expect(costUsd(pricing, { inputTokens: 1_000_000, cachedInputTokens: 1_000_000, outputTokens: 1_000_000 })).toBe(8.5);
+    // Anthropic cache writes: a premium on the written part only.
+    const anthropic = { ...pricing, cacheWritePerMTok: 2.5 };
+    expect(costUsd(anthropic, { inputTokens: 2_000_000, cachedInputTokens: 0, cacheWriteInputTokens: 1_000_000, outputTokens: 0 })).toBe(4.5);
   });
 });
 

@@ -36,6 +36,8 @@ const modelSchema = z
         inputPerMTok: z.number().nonnegative(),
         cachedInputPerMTok: z.number().nonnegative(),
         outputPerMTok: z.number().nonnegative(),
+        /** Price of prompt tokens written to the cache (Anthropic: 1.25 x input); defaults to the input price. */
+        cacheWritePerMTok: z.number().nonnegative().optional(),
         /** Share of the price charged for batch API calls (OpenAI and Anthropic both charge half). */
         batchFactor: z.number().min(0).max(1).default(0.5),
       })

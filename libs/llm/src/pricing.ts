@@ -1,11 +1,20 @@
 import type { ModelConfig } from './model-catalog';
 import type { LlmUsage } from './types';
 
-/** Cost in US dollars; cached input tokens are a subset of input tokens, priced at the cached rate. */
-export function costUsd(pricing: Pick<ModelConfig['pricing'], 'inputPerMTok' | 'cachedInputPerMTok' | 'outputPerMTok'>, usage: LlmUsage): number {
-  const uncached = Math.max(0, usage.inputTokens - usage.cachedInputTokens);
+type Pricing = Pick<ModelConfig['pricing'], 'inputPerMTok' | 'cachedInputPerMTok' | 'outputPerMTok'> & { cacheWritePerMTok?: number | undefined };
+
+/**
+ * Cost in US dollars. Cached input tokens and cache writes are subsets of input tokens, priced at their own
+ * rates; the rest of the input at the input price.
+ */
+export function costUsd(pricing: Pricing, usage: LlmUsage): number {
+  const writes = usage.cacheWriteInputTokens ?? 0;
+  const plain = Math.max(0, usage.inputTokens - usage.cachedInputTokens - writes);
   const dollars =
-    (uncached * pricing.inputPerMTok + usage.cachedInputTokens * pricing.cachedInputPerMTok + usage.outputTokens * pricing.outputPerMTok) /
+    (plain * pricing.inputPerMTok +
+      usage.cachedInputTokens * pricing.cachedInputPerMTok +
+      writes * (pricing.cacheWritePerMTok ?? pricing.inputPerMTok) +
+      usage.outputTokens * pricing.outputPerMTok) /
     1_000_000;
   return Math.round(dollars * 1e9) / 1e9;
 }

@@ -22,9 +22,12 @@ export interface LlmRequest {
 }
 
 export interface LlmUsage {
+  /** All prompt tokens, including cached ones and cache writes. */
   inputTokens: number;
   cachedInputTokens: number;
   outputTokens: number;
+  /** Prompt tokens written to the provider's cache (Anthropic charges a premium for them). */
+  cacheWriteInputTokens?: number;
 }
 
 export interface LlmResponse {

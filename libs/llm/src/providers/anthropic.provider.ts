@@ -41,7 +41,12 @@ export class AnthropicProvider implements BatchCapableProvider {
     const cacheWrite = u.cache_creation_input_tokens ?? 0;
     return {
       output,
-      usage: { inputTokens: u.input_tokens + cacheRead + cacheWrite, cachedInputTokens: cacheRead, outputTokens: u.output_tokens },
+      usage: {
+        inputTokens: u.input_tokens + cacheRead + cacheWrite,
+        cachedInputTokens: cacheRead,
+        outputTokens: u.output_tokens,
+        ...(cacheWrite > 0 ? { cacheWriteInputTokens: cacheWrite } : {}),
+      },
       simulated: data.id.startsWith('msg_sim_') || isSimulated(headers),
       rateLimit: rateLimitObservation(headers),
     };
