@@ -88,7 +88,14 @@ describe.each(appServices)('app service %s', (name, service) => {
     expect(existsSync(join(root, 'Dockerfile'))).toBe(true);
     expect(app).toBeDefined();
     expect(Object.keys(appEnvSchemas)).toContain(app);
-    expect(existsSync(join(root, 'apps', app as string))).toBe(true);
+    expect(existsSync(join(root, 'apps', app as string, 'src', 'main.ts'))).toBe(true);
+  });
+
+  it('runs an app whose main.ts reads its environment through that schema, or takes every setting as a flag', () => {
+    const main = readFileSync(join(root, 'apps', app as string, 'src', 'main.ts'), 'utf8');
+    const readsSchema = main.includes(`appEnvSchemas.${app}`) || main.includes(`appEnvSchemas['${app}']`);
+    const flags = commandOf(service).match(/--[a-z][a-z-]*/g) ?? [];
+    expect(readsSchema || flags.length > 0).toBe(true);
   });
 
   it('sets only variables its app schema knows, and the schema accepts them', () => {
@@ -131,6 +138,29 @@ describe('workers', () => {
     expect(parsed.SQLSWEEP_LLM_SIM_URL).toBeUndefined();
     expect(parsed.OPENAI_API_KEY).toBe('sk-test');
   });
+});
+
+it('publishes the orchestrator on the port its PORT names', () => {
+  const orchestrator = services.orchestrator as ComposeService & { ports?: string[] };
+  const port = parseEnv(appEnvSchemas.orchestrator, environmentOf(orchestrator)).PORT;
+  expect(orchestrator.ports?.map((mapping) => mapping.split(':').pop())).toEqual([String(port)]);
+});
+
+it('gives the simulator the same settings as flags (which its main.ts reads) and as its schema variables', () => {
+  const sim = services['llm-sim'] as ComposeService;
+  const command = commandOf(sim);
+  const flag = (name: string) => new RegExp(`--${name} (\\S+)`).exec(command)?.[1];
+  const env = parseEnv(appEnvSchemas['llm-sim'], environmentOf(sim));
+  expect({ host: flag('host'), port: flag('port'), seed: flag('seed'), dataset: flag('dataset'), config: flag('config') }).toEqual({
+    host: env.LLM_SIM_HOST,
+    port: String(env.PORT),
+    seed: String(env.LLM_SIM_SEED),
+    dataset: env.LLM_SIM_DATASETS,
+    config: env.LLM_SIM_CONFIG,
+  });
+  const reseeded = loadCompose({ LLM_SIM_SEED: '11' }).services['llm-sim'] as ComposeService;
+  expect(commandOf(reseeded)).toContain('--seed 11');
+  expect(environmentOf(reseeded).LLM_SIM_SEED).toBe('11');
 });
 
 it('starts the simulator only with options its main.ts defines, listening beyond loopback', () => {
