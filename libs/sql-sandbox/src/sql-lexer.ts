@@ -5,7 +5,18 @@ export interface SqlToken {
   text: string;
 }
 
-const isWordChar = (c: string): boolean => /[A-Za-z0-9_$\u0080-\uFFFF]/.test(c);
+function isWordChar(c: string): boolean {
+  const code = c.charCodeAt(0);
+  return (
+    (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 36 || code >= 0x80
+  );
+}
+
+function isSpace(c: string | undefined): boolean {
+  if (c === undefined) return false;
+  const code = c.charCodeAt(0);
+  return code === 32 || (code >= 9 && code <= 13); // SQLite's own whitespace; other characters >= 0x80 are name characters
+}
 
 /**
  * A small SQLite lexer, enough to find keywords outside string literals, quoted identifiers and comments.
@@ -41,8 +52,8 @@ export function lexSql(sql: string): SqlToken[] {
       const end = sql.indexOf('*/', i + 2);
       i = end < 0 ? sql.length : end + 2;
       tokens.push({ kind: 'comment', text: sql.slice(start, i) });
-    } else if (/\s/.test(c)) {
-      while (i < sql.length && /\s/.test(sql[i])) i++;
+    } else if (isSpace(c)) {
+      while (i < sql.length && isSpace(sql[i])) i++;
       tokens.push({ kind: 'space', text: sql.slice(start, i) });
     } else if (isWordChar(c)) {
       while (i < sql.length && isWordChar(sql[i])) i++;
