@@ -63,6 +63,19 @@ describe('sqlsweep retriever eval on minibench dev, and index status', () => {
     expect(before.indexes).toHaveLength(2 * 4); // table + column index per database
   });
 
+  it('retriever train fine-tunes a projection that loads as an encoder and lowers the training loss', async () => {
+    const outDir = join(work, 'model-ft');
+    const printed = await run(['retriever', 'train', '--format', 'minibench', '--path', minibench, '--model-dir', modelDir, '--out-dir', outDir, '--epochs', '2', '--with-evidence']);
+    const losses = (printed.match(/loss per epoch: ([\d. ]+)/)?.[1] ?? '').trim().split(' ').map(Number);
+    expect(losses).toHaveLength(2);
+    expect(losses[1]).toBeLessThan(losses[0]);
+    const out = join(work, 'report-ft.json');
+    await run(['retriever', 'eval', '--format', 'minibench', '--path', minibench, '--model-dir', outDir, '--index-dir', join(work, 'indexes-ft'), '--out', out, '--with-evidence']);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as TableRetrievalEvalReport;
+    expect(report.encoder.name).toBe('sqlsweep-ngram-colbert-ft');
+    expect(report.firstIsGold).toBeGreaterThanOrEqual(0.72);
+  });
+
   it('index status prints one line per index', async () => {
     const printed = await run(['index', 'status', '--dir', join(work, 'indexes')]);
     expect(printed.split('\n')[0]).toMatch(/^key\s+kind\s+dataset\s+database\s+encoder/);

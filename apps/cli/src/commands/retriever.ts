@@ -7,6 +7,7 @@ import {
   buildBundledEncoder,
   evaluateTableRetrieval,
   openEncoder,
+  trainProjection,
   type ExecutionProviderName,
   type TableRetrievalEvalReport,
 } from '@sqlsweep/retrieval';
@@ -75,6 +76,29 @@ export function registerRetrieverCommand(program: Command): void {
     .action((opts: { dir: string }) => {
       const result = buildBundledEncoder({ dir: opts.dir });
       process.stdout.write(`${result.built ? 'built' : 'up to date'}: ${result.dir}\n`);
+    });
+
+  retriever
+    .command('train')
+    .description("fine-tune a projection on a dataset's train split (positives: the gold SQL's tables), written as a new encoder directory")
+    .addOption(new Option('--format <format>', 'dataset layout').choices(['spider', 'bird', 'minibench']).default('minibench'))
+    .option('--path <dir>', 'dataset folder', join('data', 'minibench', 'dist'))
+    .option('--model-dir <dir>', 'base encoder directory', DEFAULT_MODEL_DIR)
+    .option('--out-dir <dir>', 'fine-tuned encoder directory (default: <model-dir>-ft)')
+    .option('--epochs <n>', 'passes over the train split', positiveInt('epochs'), 5)
+    .option('--learning-rate <x>', 'SGD step', Number, 0.2)
+    .option('--with-evidence', 'append the item evidence to the question (BIRD setting)')
+    .action(async (opts: { format: DatasetFormat; path: string; modelDir: string; outDir?: string; epochs: number; learningRate: number; withEvidence?: boolean }) => {
+      const dataset = await loadDataset({ format: opts.format, path: opts.path });
+      const encoder = await openEncoder({ modelDir: opts.modelDir });
+      try {
+        const outDir = opts.outDir ?? `${opts.modelDir.replace(/\/+$/, '')}-ft`;
+        const result = await trainProjection({ dataset, encoder, baseModelDir: opts.modelDir, outDir, epochs: opts.epochs, learningRate: opts.learningRate, withEvidence: opts.withEvidence });
+        process.stdout.write(`trained on ${result.items} questions; loss per epoch: ${result.lossPerEpoch.map((l) => l.toFixed(3)).join(' ')}\n`);
+        process.stdout.write(`encoder: ${result.outDir}\n`);
+      } finally {
+        await encoder.close();
+      }
     });
 
   retriever
