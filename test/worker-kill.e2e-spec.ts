@@ -39,12 +39,14 @@ describe('a worker killed with SIGKILL mid-sweep', () => {
     let stdout = '';
     cli.stdout.on('data', (d: Buffer) => (stdout += d));
     cli.stderr.on('data', (d: Buffer) => (stdout += d));
-    const finished = new Promise<CliResult>((resolve) => cli.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr: '' })));
+    let exited = false;
+    const finished = new Promise<CliResult>((resolve) => cli.on('exit', (code) => { exited = true; resolve({ code: code ?? 1, stdout, stderr: '' }); }));
 
     const generatedAtKill = await waitFor('the sweep to be under way', async () => {
+      if (exited) throw new Error(`sqlsweep run exited before the sweep got going:\n${stdout}`);
       const row = await t.db.selectFrom('stage_results').select((eb) => eb.fn.countAll<number>().as('n')).where('stage', '=', 'zero-shot.generate').executeTakeFirstOrThrow();
       return Number(row.n) >= 10 ? Number(row.n) : undefined;
-    });
+    }, 300_000);
     workers[0].child.kill('SIGKILL');
     expect(generatedAtKill).toBeLessThan(120);
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppEnv } from '@sqlsweep/config';
-import { createDb, DatasetRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { createDb, DatasetRepository, LlmCacheRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { Pool } from 'pg';
 import { LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost, type JobHandlers } from '@sqlsweep/queue';
 import { SandboxPool } from '@sqlsweep/sql-sandbox';
@@ -19,6 +20,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private sandbox?: SandboxPool;
   private host?: WorkerHost;
   private budgetRedis?: ReturnType<typeof createRedisConnection>;
+  private cachePool?: Pool;
 
   constructor(
     @Inject(WORKER_ENV) private readonly env: AppEnv<'worker'>,
@@ -33,9 +35,12 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     this.queue = new QueueClient(env.REDIS_URL, env.SQLSWEEP_QUEUE_PREFIX);
     this.sandbox = new SandboxPool({ size: env.SQLSWEEP_SANDBOX_SIZE, deadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS });
     this.budgetRedis = createRedisConnection(env.REDIS_URL);
+    this.cachePool = new Pool({ connectionString: env.DATABASE_URL, max: 2 });
+    this.cachePool.on('error', () => undefined);
     const llm = new LlmClient({
       catalog: loadModelCatalog(env.SQLSWEEP_MODELS_FILE),
       env: this.providerEnv,
+      cache: new LlmCacheRepository(this.cachePool),
       budget: new RedisRateBudget({ redis: this.budgetRedis, keyPrefix: `${env.SQLSWEEP_QUEUE_PREFIX}:llm-budget` }),
       logger: (obj) => this.log.debug(obj, 'llm call'),
     });
@@ -65,6 +70,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     await this.sandbox?.close();
     await this.queue?.close();
     this.budgetRedis?.disconnect();
+    await this.cachePool?.end();
     await this.db?.destroy();
   }
 }

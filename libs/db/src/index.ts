@@ -4,3 +4,4 @@ export * from './migrator';
 export * from './dataset.repository';
 export * from './stage.repository';
 export * from './run.repository';
+export * from './llm-cache.repository';

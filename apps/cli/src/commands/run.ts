@@ -101,7 +101,9 @@ export function registerRunCommand(program: Command): void {
     .option('--resume <runId>', 're-plan a stored run from Postgres and finish it (nothing done twice)')
     .option('--workers <n>', 'local worker processes to start (default: 2 when none is connected, else 0)', (v) => parseInt(v, 10))
     .option('--no-progress', 'print progress tables instead of live bars')
-    .action(async (config: string | undefined, opts: { dryRun?: boolean; resume?: string; workers?: number; progress?: boolean }) => {
-      await runSweep(config, { ...opts, progress: opts.progress === false ? false : undefined });
+    .option('--stall-seconds <s>', 'after this long without progress, re-plan the run from Postgres (default 15)', (v) => parseFloat(v))
+    .action(async (config: string | undefined, opts: { dryRun?: boolean; resume?: string; workers?: number; progress?: boolean; stallSeconds?: number }) => {
+      const { stallSeconds, ...rest } = opts;
+      await runSweep(config, { ...rest, progress: opts.progress === false ? false : undefined, reconcileAfterMs: stallSeconds === undefined ? undefined : stallSeconds * 1000 });
     });
 }
