@@ -4,6 +4,7 @@ import * as ort from 'onnxruntime-node';
 import { RetrievalError } from '../errors';
 import { ColbertTokenization, type TextRole, type TokenizedText } from './colbert-tokenization';
 import type { EncoderConfig } from './encoder-config';
+import { buildProjectionModel } from './projection-graph';
 import type { EncoderWorkerData, ExecutionProviderName } from './encoder-protocol';
 
 export interface EncodedBatch {
@@ -22,7 +23,8 @@ export class EncoderInference {
     private readonly session: ort.InferenceSession,
     private readonly config: EncoderConfig,
     private readonly tokenization: ColbertTokenization,
-    private readonly projection: Float32Array | null,
+    /** a separately shipped projection (projectionFile), run as its own small onnxruntime session */
+    private readonly projection: ort.InferenceSession | null,
     private readonly batchSize: number,
     readonly provider: ExecutionProviderName,
     readonly fallbackReason: string | undefined,
@@ -32,13 +34,18 @@ export class EncoderInference {
     const modelPath = join(data.modelDir, config.modelFile);
     if (!existsSync(modelPath)) throw new RetrievalError('ENCODER_MODEL_MISSING', `${modelPath} does not exist`);
     const tokenization = new ColbertTokenization(data.modelDir, config);
-    let projection: Float32Array | null = null;
+    let projection: ort.InferenceSession | null = null;
     if (config.projectionFile) {
       const bytes = readFileSync(join(data.modelDir, config.projectionFile));
-      projection = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      if (projection.length !== config.outputDim * config.dim) {
-        throw new RetrievalError('ENCODER_CONFIG_INVALID', `${join(data.modelDir, config.projectionFile)}: expected ${config.outputDim}x${config.dim} float32, found ${projection.length} floats`);
+      const weights = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      if (weights.length !== config.outputDim * config.dim) {
+        throw new RetrievalError('ENCODER_CONFIG_INVALID', `${join(data.modelDir, config.projectionFile)}: expected ${config.outputDim}x${config.dim} float32, found ${weights.length} floats`);
       }
+      projection = await ort.InferenceSession.create(buildProjectionModel(weights, config.outputDim, config.dim), {
+        intraOpNumThreads: data.intraOpNumThreads,
+        interOpNumThreads: 1,
+        executionProviders: ['cpu'],
+      });
     }
     const base: ort.InferenceSession.SessionOptions = {
       intraOpNumThreads: data.intraOpNumThreads,
@@ -117,33 +124,37 @@ export class EncoderInference {
     const width = this.config.outputDim;
     if (output.dims.length === 2) {
       // A pooled sentence encoder: one vector per text.
-      return batch.map((_, b) => this.finishRows(values.subarray(b * width, (b + 1) * width), 1));
+      return this.finishAll(batch.map((_, b) => ({ raw: values.subarray(b * width, (b + 1) * width), rows: 1 })));
     }
     if (output.dims[2] !== width) {
       throw new RetrievalError('ENCODER_CONFIG_INVALID', `${this.config.name}: model output width ${output.dims[2]} differs from config outputDim ${width}`);
     }
-    return batch.map((t, b) => {
-      // Queries keep every position (ColBERT query augmentation); documents keep attended tokens only.
-      const keep = role === 'query' ? t.ids.length : t.attentionMask.reduce((s, m) => s + m, 0);
-      const start = b * length * width;
-      return this.finishRows(values.subarray(start, start + keep * width), keep);
-    });
+    return this.finishAll(
+      batch.map((t, b) => {
+        // Queries keep every position (ColBERT query augmentation); documents keep attended tokens only.
+        const keep = role === 'query' ? t.ids.length : t.attentionMask.reduce((s, m) => s + m, 0);
+        const start = b * length * width;
+        return { raw: values.subarray(start, start + keep * width), rows: keep };
+      }),
+    );
   }
 
-  private finishRows(raw: Float32Array, rows: number): Float32Array {
+  /** One text at a time: runs of the projection session are not issued concurrently. */
+  private async finishAll(texts: { raw: Float32Array; rows: number }[]): Promise<Float32Array[]> {
+    const finished: Float32Array[] = [];
+    for (const { raw, rows } of texts) finished.push(await this.finishRows(raw, rows));
+    return finished;
+  }
+
+  private async finishRows(raw: Float32Array, rows: number): Promise<Float32Array> {
     const dim = this.config.dim;
     const width = this.config.outputDim;
     let result: Float32Array;
-    if (this.projection) {
-      result = new Float32Array(rows * dim);
-      for (let r = 0; r < rows; r++) {
-        for (let k = 0; k < width; k++) {
-          const x = raw[r * width + k];
-          if (x === 0) continue;
-          const pBase = k * dim;
-          for (let j = 0; j < dim; j++) result[r * dim + j] += x * this.projection[pBase + j];
-        }
-      }
+    if (this.projection && rows > 0) {
+      const out = await this.projection.run({ rows: new ort.Tensor('float32', Float32Array.from(raw.subarray(0, rows * width)), [rows, width]) });
+      result = Float32Array.from(out.projected.data as Float32Array);
+    } else if (this.projection) {
+      result = new Float32Array(0);
     } else {
       result = Float32Array.from(raw);
     }

@@ -94,6 +94,34 @@ describe('bundled encoder loaded through onnxruntime-node in a worker thread', (
     expect(cos(a, b)).toBeGreaterThan(cos(a, c));
   });
 
+  it('applies a separately shipped projection (projectionFile) before normalising', async () => {
+    // A permutation projection: the output must be the base vectors with their coordinates permuted.
+    const dir = join(root, 'projected');
+    const { mkdirSync, copyFileSync, writeFileSync } = await import('node:fs');
+    mkdirSync(dir);
+    for (const file of ['model.onnx', 'tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(modelDir, file), join(dir, file));
+    const dim = 128;
+    const projection = new Float32Array(dim * dim);
+    const target = (k: number) => (k * 37 + 11) % dim; // a permutation of 0..127
+    for (let k = 0; k < dim; k++) projection[k * dim + target(k)] = 1;
+    writeFileSync(join(dir, 'projection.bin'), new Uint8Array(projection.buffer));
+    const { builder: _builder, ...config } = JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, name: 'permuted', projectionFile: 'projection.bin' }));
+    const projected = await openEncoder({ modelDir: dir });
+    try {
+      const text = 'stadium: capacity | location';
+      const [base] = await encoder.encodeDocuments([text]);
+      const [permuted] = await projected.encodeDocuments([text]);
+      expect(permuted.rows).toBe(base.rows);
+      for (let r = 0; r < base.rows; r++) for (let k = 0; k < dim; k++) expect(permuted.data[r * dim + target(k)]).toBeCloseTo(base.data[r * dim + k], 5);
+      expect(projected.fingerprint).not.toBe(encoder.fingerprint);
+    } finally {
+      await projected.close();
+    }
+    writeFileSync(join(dir, 'projection.bin'), new Uint8Array(12));
+    await expect(openEncoder({ modelDir: dir })).rejects.toThrow(/projection.bin: expected 128x128 float32, found 3 floats/);
+  });
+
   it('rejects a model directory without config.json with a clear error', async () => {
     await expect(openEncoder({ modelDir: join(root, 'nowhere') })).rejects.toThrow(/ENCODER_MODEL_MISSING: .*nowhere\/config.json/);
   });
