@@ -38,6 +38,11 @@ describe('onnxruntime MaxSim scorer', () => {
     await onnx.upsert([{ ...docs[0], vectors: syntheticMatrix(99, 3, CONTRACT_DIM) }]);
     await scalar.upsert([{ ...docs[0], vectors: syntheticMatrix(99, 3, CONTRACT_DIM) }]);
     expect((await onnx.search(query)).find((r) => r.id === 'd0')?.score).toBeCloseTo((await scalar.search(query)).find((r) => r.id === 'd0')?.score ?? NaN, 4);
+    // A search racing an upsert finishes on the corpus it started with.
+    const racing = onnx.search(query);
+    await onnx.upsert([{ ...docs[1], id: 'new', vectors: syntheticMatrix(5, 2, CONTRACT_DIM) }]);
+    expect(await racing).toHaveLength(11);
+    expect(await onnx.search(query)).toHaveLength(12);
     await onnx.close();
   });
 });

@@ -17,6 +17,17 @@ export const EMBEDDED_VECTORS_FILE = 'vectors.f32';
 /** About 20-40 ms of scoring for column-sized documents on this machine: keeps a worker's event loop responsive. */
 const YIELD_EVERY_DOCUMENTS = 200;
 
+interface ScorerCorpus {
+  order: StoredDocument[];
+  registered: Promise<RegisteredCorpus>;
+  inFlight: number;
+  stale: boolean;
+}
+
+function releaseCorpus(corpus: ScorerCorpus): void {
+  void corpus.registered.then((registered) => registered.release()).catch(() => undefined);
+}
+
 export interface EmbeddedIndexOptions {
   /** score on onnxruntime in a worker thread when a search has at least `scorerMinDocuments` candidates */
   scorer?: MaxSimScorer;
@@ -31,7 +42,7 @@ export interface EmbeddedIndexOptions {
  */
 export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
   private readonly documents = new Map<string, StoredDocument>();
-  private corpus: { order: StoredDocument[]; registered: Promise<RegisteredCorpus> } | null = null;
+  private corpus: ScorerCorpus | null = null;
 
   constructor(
     readonly dim: number,
@@ -39,21 +50,29 @@ export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
   ) {}
 
   private invalidateCorpus(): void {
-    if (!this.corpus) return;
-    const old = this.corpus.registered;
+    const corpus = this.corpus;
+    if (!corpus) return;
     this.corpus = null;
-    void old.then((corpus) => corpus.release()).catch(() => undefined);
+    corpus.stale = true;
+    if (corpus.inFlight === 0) releaseCorpus(corpus);
   }
 
   private async scorerScores(query: TokenMatrix): Promise<Map<StoredDocument, number>> {
     const scorer = this.options.scorer as MaxSimScorer;
     if (!this.corpus) {
       const order = [...this.documents.values()];
-      this.corpus = { order, registered: scorer.register(this.dim, order) };
+      this.corpus = { order, registered: scorer.register(this.dim, order), inFlight: 0, stale: false };
     }
-    const { order, registered } = this.corpus;
-    const scores = await (await registered).score(query);
-    return new Map(order.map((doc, i) => [doc, scores[i]]));
+    // An upsert during this search replaces the corpus; the old one is released once its searches finish.
+    const corpus = this.corpus;
+    corpus.inFlight++;
+    try {
+      const scores = await (await corpus.registered).score(query);
+      return new Map(corpus.order.map((doc, i) => [doc, scores[i]]));
+    } finally {
+      corpus.inFlight--;
+      if (corpus.stale && corpus.inFlight === 0) releaseCorpus(corpus);
+    }
   }
 
   /** Releases the shared copy held by the scorer thread (the scorer itself belongs to the caller). */
