@@ -1,0 +1,105 @@
+/** Whether one item was answered correctly under A and under B (the same item, paired). */
+export interface PairedOutcome { itemId: string; a: boolean; b: boolean }
+
+export interface BootstrapOptions { resamples?: number; seed?: number; confidence?: number }
+export interface BootstrapInterval { delta: number; low: number; high: number; resamples: number }
+export interface McNemarResult { onlyA: number; onlyB: number; statistic: number; pValue: number; exact: boolean }
+
+/** Below this many discordant pairs McNemar's p-value is the exact binomial one, not the chi-square approximation. */
+const exactBelow = 25;
+
+/** mulberry32: small, fast and seedable, so an interval is reproducible from its seed. */
+function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function assertPairs(pairs: PairedOutcome[], what: string): void {
+  if (pairs.length === 0) throw new Error(`${what}: no paired items to compare`);
+  const seen = new Set<string>();
+  for (const p of pairs) {
+    if (seen.has(p.itemId)) throw new Error(`${what}: item "${p.itemId}" appears twice; pairs must be one per item`);
+    seen.add(p.itemId);
+  }
+}
+
+/** Percentile of sorted values with linear interpolation between ranks. */
+function quantile(sorted: Float64Array, q: number): number {
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+/**
+ * Paired bootstrap of the execution-accuracy difference EX(B) - EX(A) in percentage points: items are resampled
+ * with replacement (keeping each item's A and B outcomes together) and the interval is the percentile interval.
+ */
+export function pairedBootstrap(pairs: PairedOutcome[], opts: BootstrapOptions = {}): BootstrapInterval {
+  assertPairs(pairs, 'paired bootstrap');
+  const resamples = opts.resamples ?? 10_000;
+  const confidence = opts.confidence ?? 0.95;
+  if (!Number.isInteger(resamples) || resamples < 1) throw new Error(`paired bootstrap: resamples must be a positive integer, got ${resamples}`);
+  if (!(confidence > 0 && confidence < 1)) throw new Error(`paired bootstrap: confidence must be between 0 and 1, got ${confidence}`);
+  const n = pairs.length;
+  // Only the per-item difference matters: -1 (only A right), 0, +1 (only B right).
+  const diff = Int8Array.from(pairs, (p) => Number(p.b) - Number(p.a));
+  const delta = (100 * diff.reduce((s, d) => s + d, 0)) / n;
+  const random = seededRandom(opts.seed ?? 0);
+  const deltas = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += diff[Math.floor(random() * n)];
+    deltas[r] = (100 * sum) / n;
+  }
+  deltas.sort();
+  const tail = (1 - confidence) / 2;
+  return { delta, low: quantile(deltas, tail), high: quantile(deltas, 1 - tail), resamples };
+}
+
+/** Complementary error function (Numerical Recipes' Chebyshev fit, relative error below 1.2e-7). */
+function erfc(x: number): number {
+  const z = Math.abs(x);
+  const t = 1 / (1 + 0.5 * z);
+  const r = t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 +
+    t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
+  return x >= 0 ? r : 2 - r;
+}
+
+/** Two-sided exact binomial p-value of k or fewer successes in n trials at p = 1/2, doubled and capped at 1. */
+function exactBinomialTwoSided(k: number, n: number): number {
+  let logC = 0; // log C(n, 0)
+  let tail = 0;
+  for (let i = 0; i <= k; i++) {
+    if (i > 0) logC += Math.log(n - i + 1) - Math.log(i);
+    tail += Math.exp(logC - n * Math.LN2);
+  }
+  return Math.min(1, 2 * tail);
+}
+
+/**
+ * McNemar's test on the discordant pairs. The statistic is the continuity-corrected chi-square
+ * (|onlyA - onlyB| - 1)^2 / (onlyA + onlyB); the p-value is exact (binomial) when fewer than 25 pairs disagree.
+ */
+export function mcnemar(pairs: PairedOutcome[]): McNemarResult {
+  assertPairs(pairs, 'McNemar test');
+  let onlyA = 0;
+  let onlyB = 0;
+  for (const p of pairs) {
+    if (p.a && !p.b) onlyA++;
+    else if (p.b && !p.a) onlyB++;
+  }
+  const discordant = onlyA + onlyB;
+  if (discordant === 0) return { onlyA, onlyB, statistic: 0, pValue: 1, exact: true };
+  const statistic = Math.max(0, Math.abs(onlyA - onlyB) - 1) ** 2 / discordant;
+  const exact = discordant < exactBelow;
+  // Chi-square with one degree of freedom: P(X > s) = erfc(sqrt(s / 2)).
+  const pValue = exact ? exactBinomialTwoSided(Math.min(onlyA, onlyB), discordant) : erfc(Math.sqrt(statistic / 2));
+  return { onlyA, onlyB, statistic, pValue, exact };
+}
