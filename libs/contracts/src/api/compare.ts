@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { scalarSchema } from './common';
+
+/**
+ * Two sides: `runA`/`runB` and optionally `variantA`/`variantB`. A side without a variant takes its run's only
+ * variant, or the variant of the other side's variant key.
+ */
+export const compareQuerySchema = z.object({
+  runA: z.string().uuid(),
+  variantA: z.string().uuid().optional(),
+  runB: z.string().uuid(),
+  variantB: z.string().uuid().optional(),
+  resamples: z.coerce.number().int().min(100).max(100000).default(10000),
+  seed: z.coerce.number().int().default(1),
+}).strict();
+
+const sideSchema = z.object({
+  runId: z.string().uuid(), variantId: z.string().uuid(), label: z.string(), items: z.number().int(), correct: z.number().int(),
+  ex: z.number(), costUsd: z.number(), simulated: z.boolean(),
+});
+
+export const comparisonSchema = z.object({
+  a: sideSchema,
+  b: sideSchema,
+  /** Items scored under both sides: everything below is computed over these. */
+  pairedItems: z.number().int(),
+  /** EX(B) - EX(A) in percentage points over the paired items. */
+  delta: z.number(),
+  interval: z.object({ low: z.number(), high: z.number(), confidence: z.number(), resamples: z.number().int() }),
+  mcnemar: z.object({ onlyA: z.number().int(), onlyB: z.number().int(), statistic: z.number(), pValue: z.number(), exact: z.boolean() }),
+  /** Item ids right under B and wrong under A (improved), and the other way round (regressed). */
+  flipped: z.object({ improved: z.array(z.string()), regressed: z.array(z.string()) }),
+  byDifficulty: z.array(z.object({ difficulty: z.string(), items: z.number().int(), exA: z.number(), exB: z.number(), delta: z.number() })),
+  simulated: z.boolean(),
+}).meta({ id: 'Comparison' });
+export type ComparisonDto = z.infer<typeof comparisonSchema>;
+
+export const costAccuracyPointSchema = z.object({
+  runId: z.string().uuid(), variantId: z.string().uuid(), label: z.string(), ex: z.number(), costUsd: z.number(),
+  costPerCorrectUsd: z.number().nullable(),
+  /** Not beaten by another point that is at least as accurate and at most as costly (and strictly better in one). */
+  pareto: z.boolean(),
+  simulated: z.boolean(),
+}).meta({ id: 'CostAccuracyPoint' });
+export const costAccuracySchema = z.object({ points: z.array(costAccuracyPointSchema) }).meta({ id: 'CostAccuracy' });
+export type CostAccuracyDto = z.infer<typeof costAccuracySchema>;
+
+/** `knob`: `model`, `pipeline`, `sampleIndex` or a pipeline parameter (e.g. `temperature`, `shots`, `theta`). */
+export const paramSweepQuerySchema = z.object({ knob: z.string().min(1).max(100) }).strict();
+
+/** One line per combination of the other knobs (held fixed), EX at each value of `knob`. */
+export const paramSweepSchema = z.object({
+  knob: z.string(),
+  values: z.array(scalarSchema),
+  series: z.array(z.object({
+    fixed: z.record(z.string(), scalarSchema),
+    points: z.array(z.object({ value: scalarSchema, variantId: z.string().uuid(), label: z.string(), ex: z.number(), items: z.number().int(), simulated: z.boolean() })),
+  })),
+  simulated: z.boolean(),
+}).meta({ id: 'ParamSweep' });
+export type ParamSweepDto = z.infer<typeof paramSweepSchema>;

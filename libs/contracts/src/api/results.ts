@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { pageSchema } from './common';
+
+/** Columns item results can be sorted by (an allow-list: anything else is a 400). */
+export const itemSortColumns = ['item_id', 'variant', 'correct', 'difficulty', 'cost_usd', 'latency_ms', 'input_tokens', 'output_tokens'] as const;
+
+const booleanParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const itemResultsQuerySchema = z.object({
+  variantId: z.string().uuid().optional(),
+  correct: booleanParam.optional(),
+  errored: booleanParam.optional(),
+  difficulty: z.string().min(1).optional(),
+  dbId: z.string().min(1).optional(),
+  /** Case-insensitive substring of the question or the item id. */
+  q: z.string().min(1).max(200).optional(),
+  sort: z.enum(itemSortColumns).default('item_id'),
+  order: z.enum(['asc', 'desc']).default('asc'),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+}).strict();
+export type ItemResultsQuery = z.output<typeof itemResultsQuerySchema>;
+
+export const itemResultSchema = z.object({
+  runId: z.string().uuid(),
+  variantId: z.string().uuid(),
+  variantLabel: z.string(),
+  itemId: z.string(),
+  dbId: z.string(),
+  question: z.string(),
+  difficulty: z.string().nullable(),
+  correct: z.boolean(),
+  errored: z.boolean(),
+  reason: z.string(),
+  predictedSql: z.string().nullable(),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  costUsd: z.number(),
+  latencyMs: z.number(),
+  simulated: z.boolean(),
+}).meta({ id: 'ItemResult' });
+export type ItemResultDto = z.infer<typeof itemResultSchema>;
+export const itemResultsPageSchema = pageSchema(itemResultSchema).meta({ id: 'ItemResultsPage' });
+
+/** A stage of one (variant, item): what went in and out. `trace` holds prompt/response for LLM stages. */
+export const stageTraceSchema = z.object({
+  stage: z.string(),
+  stageKey: z.string(),
+  role: z.string(),
+  status: z.enum(['done', 'failed', 'pending']),
+  output: z.unknown(),
+  prompt: z.unknown().nullable(),
+  response: z.string().nullable(),
+  error: z.string().nullable(),
+  /** For SQL stages: the sandbox's verdict (ok / error / timeout, with row count or message). */
+  sandbox: z.object({ status: z.string(), rows: z.number().int().optional(), message: z.string().optional() }).nullable(),
+  inputTokens: z.number().int(),
+  cachedInputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  costUsd: z.number(),
+  latencyMs: z.number(),
+  simulated: z.boolean(),
+  createdAt: z.string().nullable(),
+}).meta({ id: 'StageTrace' });
+export type StageTraceDto = z.infer<typeof stageTraceSchema>;
+
+/** Item drill-down: the item, its gold SQL and, per variant, the result and every stage. */
+export const itemDetailSchema = z.object({
+  runId: z.string().uuid(),
+  itemId: z.string(),
+  dbId: z.string(),
+  question: z.string(),
+  evidence: z.string().nullable(),
+  goldSql: z.string(),
+  difficulty: z.string().nullable(),
+  variants: z.array(z.object({
+    variantId: z.string().uuid(),
+    label: z.string(),
+    result: itemResultSchema.nullable(),
+    stages: z.array(stageTraceSchema),
+  })),
+  simulated: z.boolean(),
+}).meta({ id: 'ItemDetail' });
+export type ItemDetailDto = z.infer<typeof itemDetailSchema>;

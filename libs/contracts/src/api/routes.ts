@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { datasetItemsPageSchema, datasetItemsQuerySchema, datasetVersionSchema } from './datasets';
+import { pageQuerySchema } from './common';
+import {
+  cancelRunResponseSchema, createRunBodySchema, createRunResponseSchema, listRunsQuerySchema, resumeRunResponseSchema,
+  runDetailSchema, runSummarySchema, sweepDetailSchema, sweepSummarySchema, variantSchema, leaderboardRowSchema,
+} from './runs';
+import { itemDetailSchema, itemResultsPageSchema, itemResultsQuerySchema, stageTraceSchema } from './results';
+import { compareQuerySchema, comparisonSchema, costAccuracySchema, paramSweepQuerySchema, paramSweepSchema } from './compare';
+import { exportQuerySchema } from './exports';
+
+export interface ApiRoute {
+  method: 'get' | 'post';
+  /** OpenAPI-style path under /api, e.g. `/runs/{runId}`. */
+  path: string;
+  summary: string;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** JSON response schema; absent for text downloads (exports). */
+  response?: z.ZodType;
+  /** Whether the bearer token is always needed (state changes); reads need it unless reads are open. */
+  changesState: boolean;
+}
+
+/** Every route of the REST API: the orchestrator implements them, the OpenAPI document is generated from them. */
+export const apiRoutes: ApiRoute[] = [
+  { method: 'get', path: '/health', summary: 'Liveness and queue depths', response: z.object({ status: z.literal('ok'), queues: z.record(z.string(), z.unknown()) }), changesState: false },
+  { method: 'get', path: '/datasets', summary: 'Registered dataset versions', response: z.array(datasetVersionSchema), changesState: false },
+  { method: 'get', path: '/datasets/{versionId}/items', summary: 'Items of a dataset version', query: datasetItemsQuerySchema, response: datasetItemsPageSchema, changesState: false },
+  { method: 'get', path: '/sweeps', summary: 'Sweeps, newest first', query: pageQuerySchema, response: z.array(sweepSummarySchema), changesState: false },
+  { method: 'get', path: '/sweeps/{sweepId}', summary: 'A sweep with its config and runs', response: sweepDetailSchema, changesState: false },
+  { method: 'get', path: '/runs', summary: 'Runs, newest first', query: listRunsQuerySchema, response: z.array(runSummarySchema), changesState: false },
+  { method: 'post', path: '/runs', summary: 'Plan and start a run from a sweep config (or plan only with dryRun)', body: createRunBodySchema, response: createRunResponseSchema, changesState: true },
+  { method: 'get', path: '/runs/{runId}', summary: 'Run status: progress per stage, cost so far, time left, leaderboard', response: runDetailSchema, changesState: false },
+  { method: 'post', path: '/runs/{runId}/cancel', summary: 'Cancel a running run and take its waiting jobs off the queues', response: cancelRunResponseSchema, changesState: true },
+  { method: 'post', path: '/runs/{runId}/resume', summary: 'Re-enqueue whatever a run still needs', response: resumeRunResponseSchema, changesState: true },
+  { method: 'get', path: '/runs/{runId}/variants', summary: 'Variants of a run', response: z.array(variantSchema), changesState: false },
+  { method: 'get', path: '/runs/{runId}/leaderboard', summary: 'Leaderboard of a run', response: z.array(leaderboardRowSchema), changesState: false },
+  { method: 'get', path: '/runs/{runId}/items', summary: 'Item results: filter, sort, page', query: itemResultsQuerySchema, response: itemResultsPageSchema, changesState: false },
+  { method: 'get', path: '/runs/{runId}/items/{itemId}', summary: 'Item drill-down: gold, predictions and every stage', response: itemDetailSchema, changesState: false },
+  { method: 'get', path: '/runs/{runId}/variants/{variantId}/items/{itemId}/stages', summary: 'Stage traces of one (variant, item)', response: z.array(stageTraceSchema), changesState: false },
+  { method: 'get', path: '/runs/{runId}/cost-accuracy', summary: 'Cost against EX per variant, with the Pareto front', response: costAccuracySchema, changesState: false },
+  { method: 'get', path: '/runs/{runId}/param-sweep', summary: 'EX against one knob with the others fixed', query: paramSweepQuerySchema, response: paramSweepSchema, changesState: false },
+  { method: 'get', path: '/runs/{runId}/export', summary: 'Predictions (spider, bird) or item results (csv, jsonl)', query: exportQuerySchema, changesState: false },
+  { method: 'get', path: '/compare', summary: 'Compare two variants or two runs: paired bootstrap, McNemar, flips', query: compareQuerySchema, response: comparisonSchema, changesState: false },
+];

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { scalarSchema } from './common';
+
+export const runStatusSchema = z.enum(['running', 'done', 'cancelled']);
+
+export const runSummarySchema = z.object({
+  id: z.string().uuid(),
+  sweepId: z.string().uuid(),
+  sweepName: z.string(),
+  datasetVersionId: z.number().int(),
+  status: runStatusSchema,
+  priority: z.string(),
+  itemCount: z.number().int(),
+  variantCount: z.number().int(),
+  stageJobs: z.number().int(),
+  reusedStages: z.number().int(),
+  simulated: z.boolean(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+}).meta({ id: 'RunSummary' });
+export type RunSummaryDto = z.infer<typeof runSummarySchema>;
+
+export const listRunsQuerySchema = z.object({
+  status: runStatusSchema.optional(),
+  sweepId: z.string().uuid().optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+}).strict();
+
+export const stageProgressSchema = z.object({
+  stage: z.string(), planned: z.number().int(), done: z.number().int(), failed: z.number().int(),
+}).meta({ id: 'StageProgress' });
+
+export const difficultyScoreSchema = z.object({
+  difficulty: z.string(), items: z.number().int(), correct: z.number().int(), ex: z.number(),
+});
+
+/** One row of a run's leaderboard; ves is null where the pipeline did not measure efficiency. */
+export const leaderboardRowSchema = z.object({
+  variantId: z.string().uuid(),
+  variantKey: z.string(),
+  label: z.string(),
+  pipeline: z.string(),
+  model: z.string(),
+  sampleIndex: z.number().int(),
+  params: z.record(z.string(), scalarSchema),
+  items: z.number().int(),
+  correct: z.number().int(),
+  errors: z.number().int(),
+  ex: z.number(),
+  ves: z.number().nullable(),
+  byDifficulty: z.array(difficultyScoreSchema),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  costUsd: z.number(),
+  costPerCorrectUsd: z.number().nullable(),
+  meanLatencyMs: z.number(),
+  simulated: z.boolean(),
+}).meta({ id: 'LeaderboardRow' });
+export type LeaderboardRowDto = z.infer<typeof leaderboardRowSchema>;
+
+export const runDetailSchema = z.object({
+  run: runSummarySchema,
+  progress: z.array(stageProgressSchema),
+  itemsDone: z.number().int(),
+  itemsPlanned: z.number().int(),
+  costSoFarUsd: z.number(),
+  /** Seconds left at the rate observed so far; null when nothing finished yet or the run is not running. */
+  etaSeconds: z.number().nullable(),
+  leaderboard: z.array(leaderboardRowSchema),
+}).meta({ id: 'RunDetail' });
+export type RunDetailDto = z.infer<typeof runDetailSchema>;
+
+export const createRunBodySchema = z.object({
+  config: z.string({ error: 'expected the sweep config as a YAML string' }),
+  source: z.string().default('request body'),
+  dryRun: z.boolean().default(false),
+}).strict().meta({ id: 'CreateRunBody' });
+
+export const createRunResponseSchema = z.object({
+  runId: z.string().uuid().optional(),
+  dryRun: z.boolean().optional(),
+  variants: z.number().int(),
+  items: z.number().int(),
+  stageJobs: z.number().int(),
+  reused: z.number().int(),
+  byStage: z.record(z.string(), z.unknown()),
+  simulated: z.boolean(),
+}).meta({ id: 'CreateRunResponse' });
+
+export const cancelRunResponseSchema = z.object({
+  runId: z.string().uuid(),
+  status: runStatusSchema,
+  /** Waiting stage jobs of this run taken off the queues. */
+  removedJobs: z.number().int(),
+}).meta({ id: 'CancelRunResponse' });
+
+export const resumeRunResponseSchema = z.object({ runId: z.string().uuid() }).catchall(z.unknown()).meta({ id: 'ResumeRunResponse' });
+
+export const variantSchema = z.object({
+  id: z.string().uuid(), runId: z.string().uuid(), variantKey: z.string(), label: z.string(), pipeline: z.string(),
+  model: z.string(), sampleIndex: z.number().int(), params: z.record(z.string(), scalarSchema), position: z.number().int(),
+}).meta({ id: 'Variant' });
+export type VariantDto = z.infer<typeof variantSchema>;
+
+export const sweepSummarySchema = z.object({
+  id: z.string().uuid(), name: z.string(), source: z.string(), configHash: z.string(), createdAt: z.string(), runIds: z.array(z.string().uuid()),
+}).meta({ id: 'SweepSummary' });
+export const sweepDetailSchema = sweepSummarySchema.extend({ config: z.unknown() }).meta({ id: 'SweepDetail' });
+export type SweepSummaryDto = z.infer<typeof sweepSummarySchema>;
+export type SweepDetailDto = z.infer<typeof sweepDetailSchema>;
