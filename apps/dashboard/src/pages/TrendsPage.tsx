@@ -1,0 +1,116 @@
+import { useEffect, useState } from 'react';
+import type { ComparisonDto, LeaderboardRowDto, RunSummaryDto, SweepSummaryDto } from '@sqlsweep/contracts';
+import { getJson, useApi } from '../lib/api';
+import { pct, shortId, signedPp, when } from '../lib/format';
+import { href, type Route } from '../lib/router';
+import { LinePlot } from '../components/charts';
+import { Simulated } from '../components/Simulated';
+import { Status } from '../components/Status';
+
+interface TrendPoint {
+  run: RunSummaryDto;
+  row: LeaderboardRowDto;
+  /** Against the previous finished run of the same variant key; a regression when the interval lies below zero. */
+  vsPrevious: ComparisonDto | null;
+}
+
+/**
+ * Finished runs of one sweep name (a schedule's nightly runs share it) over time, EX per variant; a night is
+ * marked as a regression when its paired bootstrap interval against the night before lies wholly below zero.
+ */
+export function TrendsPage({ route }: { route: Route }) {
+  const sweeps = useApi<SweepSummaryDto[]>('/sweeps', { limit: 1000 });
+  const names = [...new Set(sweeps.data?.map((s) => s.name) ?? [])].sort();
+  const name = route.query.get('sweep') ?? names[0];
+  return (
+    <section>
+      <h1>Trends</h1>
+      <label>sweep / schedule{' '}
+        <select aria-label="sweep" value={name ?? ''} onChange={(e) => { window.location.hash = href(['trends'], { sweep: e.target.value }); }}>
+          {names.map((n) => <option key={n} value={n}>{n}</option>)}
+        </select>
+      </label>
+      <Status loaded={sweeps}>
+        {(list) => (name ? <Trend name={name} sweepIds={list.filter((s) => s.name === name).map((s) => s.id)} /> : <p className="muted">No sweeps yet.</p>)}
+      </Status>
+    </section>
+  );
+}
+
+function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
+  const [points, setPoints] = useState<TrendPoint[] | undefined>();
+  const [error, setError] = useState<Error | undefined>();
+  useEffect(() => {
+    let live = true;
+    setPoints(undefined);
+    loadTrend(sweepIds).then((p) => live && setPoints(p), (e: unknown) => live && setError(e as Error));
+    return () => { live = false; };
+  }, [sweepIds.join(',')]);
+  if (error) return <div className="error">API error: {error.message}</div>;
+  if (!points) return <div className="loading">loading…</div>;
+  if (points.length === 0) return <p className="muted">No finished run of “{name}” yet.</p>;
+  const keys = [...new Set(points.map((p) => p.row.variantKey))];
+  const series = keys.map((k) => {
+    const mine = points.filter((p) => p.row.variantKey === k);
+    return {
+      name: mine[mine.length - 1].row.label,
+      points: mine.map((p) => ({
+        x: Date.parse(p.run.createdAt), y: p.row.ex, marked: isRegression(p),
+        title: `${when(p.run.createdAt)} ${p.row.label}: EX ${pct(p.row.ex)}${p.vsPrevious ? ` (${signedPp(p.vsPrevious.delta)})` : ''}`,
+      })),
+    };
+  });
+  const regressions = points.filter(isRegression);
+  return (
+    <div className="chart-box" data-testid="trend">
+      <LinePlot series={series} xLabel="run start" yLabel="EX %" xFmt={(t) => new Date(t).toISOString().slice(5, 16).replace('T', ' ')} />
+      {points.some((p) => p.row.simulated) && <Simulated on />}
+      <h2>Regressions ({regressions.length})</h2>
+      {regressions.length === 0 ? <p className="muted">No night whose interval against the night before excludes zero on the low side.</p> : (
+        <ul data-testid="regressions">
+          {regressions.map((p) => (
+            <li key={`${p.run.id}/${p.row.variantId}`} className="regression">
+              {when(p.run.createdAt)} · {p.row.label}: {signedPp(p.vsPrevious!.delta)} [{p.vsPrevious!.interval.low.toFixed(2)}, {p.vsPrevious!.interval.high.toFixed(2)}]{' '}
+              <a href={href(['compare'], { runA: p.vsPrevious!.a.runId, variantA: p.vsPrevious!.a.variantId, runB: p.run.id, variantB: p.row.variantId })}>compare</a>
+            </li>
+          ))}
+        </ul>
+      )}
+      <table className="grid">
+        <thead><tr><th>run</th><th>started</th><th>variant</th><th className="num">EX %</th><th className="num">vs previous</th><th>interval</th></tr></thead>
+        <tbody>
+          {points.map((p) => (
+            <tr key={`${p.run.id}/${p.row.variantId}`} className={isRegression(p) ? 'regression' : ''}>
+              <td><a href={href(['runs', p.run.id])}>{shortId(p.run.id)}</a></td><td>{when(p.run.createdAt)}</td><td>{p.row.label}</td>
+              <td className="num">{pct(p.row.ex)}</td>
+              <td className="num">{p.vsPrevious ? signedPp(p.vsPrevious.delta) : '–'}</td>
+              <td>{p.vsPrevious ? `[${p.vsPrevious.interval.low.toFixed(2)}, ${p.vsPrevious.interval.high.toFixed(2)}]` : '–'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const isRegression = (p: TrendPoint) => p.vsPrevious !== null && p.vsPrevious.interval.high < 0;
+
+async function loadTrend(sweepIds: string[]): Promise<TrendPoint[]> {
+  const runs = (await Promise.all(sweepIds.map((id) => getJson<RunSummaryDto[]>('/runs', { sweepId: id, status: 'done', limit: 500 })))).flat()
+    .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+  const boards = await Promise.all(runs.map((r) => getJson<LeaderboardRowDto[]>(`/runs/${r.id}/leaderboard`)));
+  const points: TrendPoint[] = [];
+  const previous = new Map<string, TrendPoint>();
+  for (const [i, run] of runs.entries()) {
+    for (const row of boards[i]) {
+      const prev = previous.get(row.variantKey);
+      const vsPrevious = prev
+        ? await getJson<ComparisonDto>('/compare', { runA: prev.run.id, variantA: prev.row.variantId, runB: run.id, variantB: row.variantId })
+        : null;
+      const point = { run, row, vsPrevious };
+      points.push(point);
+      previous.set(row.variantKey, point);
+    }
+  }
+  return points;
+}
