@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { advanceJobPayloadSchema, stageJobPayloadSchema } from '@sqlsweep/contracts';
 
 export interface JobDefinition<S extends z.ZodType> {
@@ -17,6 +17,9 @@ export const jobCatalog = {
   'stage.sql': { queue: 'stage-sql', schema: stageJobPayloadSchema, attempts: 3, backoffMs: 500 },
   'stage.retrieval': { queue: 'stage-retrieval', schema: stageJobPayloadSchema, attempts: 3, backoffMs: 1_000 },
   'run.advance': { queue: 'advance', schema: advanceJobPayloadSchema, attempts: 10, backoffMs: 500 },
+  'schedule.fire': {
+    queue: 'schedules', schema: z.object({ schedule: z.string().min(1), firedAt: z.iso.datetime().optional() }), attempts: 5, backoffMs: 5_000,
+  },
 } as const satisfies Record<string, JobDefinition<z.ZodType>>;
 
 export type JobName = keyof typeof jobCatalog;

@@ -1,0 +1,5 @@
+export * from './schedules-file';
+export * from './scheduler-reconciler';
+export * from './schedule-firer';
+export * from './regression-checker';
+export * from './schedule-service';
