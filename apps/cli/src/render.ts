@@ -1,4 +1,4 @@
-import type { LeaderboardRow, StageProgress } from '@sqlsweep/db';
+import type { LeaderboardRow, RunRow, StageProgress } from '@sqlsweep/db';
 import type { SweepPlan } from '@sqlsweep/orchestration';
 
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
@@ -14,11 +14,11 @@ export function renderPlan(plan: SweepPlan): string {
     '',
     table(['variant', 'pipeline', 'model'], plan.variants.map((v) => [v.label, v.pipeline, v.model])),
     '',
-    table(['stage', 'role', 'jobs needed', 'reused'], [
-      ...plan.byStage.map((s) => [s.stage, s.role, s.needed, s.reused]),
-      ['total', '', plan.stageJobs, plan.reused],
+    table(['stage', 'role', 'jobs needed', 'reused', 'LLM calls', 'est. tokens in', 'est. tokens out', 'est. $'], [
+      ...plan.byStage.map((s) => [s.stage, s.role, s.needed, s.reused, s.llmCalls, s.inputTokens, s.outputTokens, s.costUsd.toFixed(4)]),
+      ['total', '', plan.stageJobs, plan.reused, plan.estimate.llmCalls, plan.estimate.inputTokens, plan.estimate.outputTokens, plan.estimate.costUsd.toFixed(4)],
     ]),
-    `LLM calls needed: ${plan.llmCalls}`,
+    `LLM calls needed: ${plan.llmCalls}, estimated $${plan.estimate.costUsd.toFixed(4)}${plan.config.cacheNamespace ? ` (cache namespace "${plan.config.cacheNamespace}")` : ''}`,
   ];
   return out.join('\n');
 }
@@ -31,6 +31,13 @@ export function renderLeaderboard(rows: LeaderboardRow[]): string {
       r.label, r.ex.toFixed(1), r.correct, r.items, r.errors, Number(r.input_tokens), Number(r.output_tokens), r.cost_usd.toFixed(4), (r.wall_ms / 1000).toFixed(1),
     ])),
   ].join('\n');
+}
+
+export function renderCost(run: RunRow, spent: { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }): string {
+  return table(['cost', 'LLM calls', 'tokens in', 'tokens out', '$'], [
+    ['estimated before the run', run.estimated_llm_calls, Number(run.estimated_input_tokens), Number(run.estimated_output_tokens), run.estimated_cost_usd.toFixed(4)],
+    ['spent by this run', spent.llmCalls, Number(spent.inputTokens), Number(spent.outputTokens), spent.costUsd.toFixed(4)],
+  ]);
 }
 
 export function renderProgress(progress: StageProgress[]): string {

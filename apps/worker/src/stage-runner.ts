@@ -3,11 +3,13 @@ import type { StageJobPayload } from '@sqlsweep/contracts';
 import { sha256File, type DatabaseSchema } from '@sqlsweep/datasets';
 import type { DatasetRepository, StageRepository, StoredItem } from '@sqlsweep/db';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
-import { stageImplementations, type StageContext } from '@sqlsweep/pipelines';
+import { stageImplementations, type LlmStage, type RetrievalServices, type StageContext, type StageRun } from '@sqlsweep/pipelines';
+import { WorkerDataset } from './stage-services';
 import { Worker, UnrecoverableError, type Job, type QueueClient } from '@sqlsweep/queue';
 import type { SandboxPool } from '@sqlsweep/sql-sandbox';
 
 export interface StageRunnerDeps {
+  retrieval: RetrievalServices;
   datasets: DatasetRepository;
   stages: StageRepository;
   queue: QueueClient;
@@ -28,7 +30,7 @@ export class StageRunner {
   private readonly machine = hostname();
   private readonly items = new Map<string, Promise<StoredItem>>();
   private readonly databases = new Map<string, Promise<LoadedDatabase>>();
-  private readonly semantics = new Map<string, Promise<'spider' | 'bird'>>();
+  private readonly versions = new Map<string, Promise<{ semantics: 'spider' | 'bird'; contentHash: string; dataset: WorkerDataset }>>();
 
   constructor(private readonly deps: StageRunnerDeps) {}
 
@@ -57,15 +59,16 @@ export class StageRunner {
       if (!r) throw new Error(`input ${name} (${key.slice(0, 12)}) of stage ${p.stage} has no result yet`);
       inputs[name] = r.output;
     }
+    const version = await this.version(p.datasetVersionId);
     const ctx: StageContext = {
-      item, schema: db.schema, dbPath: db.dbPath, semantics: await this.semanticsOf(p.datasetVersionId),
+      item, schema: db.schema, dbPath: db.dbPath, semantics: version.semantics, datasetVersion: version.contentHash,
       params: p.params, inputs, priority: (job.opts.priority ?? 1) > 1 ? 'nightly' : 'interactive',
-      services: { llm: this.deps.llm, sandbox: this.deps.sandbox, sqlDeadlineMs: this.deps.sqlDeadlineMs },
+      services: { sandbox: this.deps.sandbox, sqlDeadlineMs: this.deps.sqlDeadlineMs, retrieval: this.deps.retrieval, dataset: version.dataset },
     };
     const started = performance.now();
-    let run;
+    let run: StageRun;
     try {
-      run = await impl(ctx);
+      run = impl.kind === 'compute' ? await impl.run(ctx) : (impl.skip?.(ctx) ?? await this.ask(impl, ctx, p));
     } catch (e) {
       throw await this.translate(e, job);
     }
@@ -76,6 +79,21 @@ export class StageRunner {
       runId: p.runId, variantId: p.variantId, machine: this.machine,
     });
     this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted }, 'stage done');
+  }
+
+  private async ask(stage: LlmStage, ctx: StageContext, p: StageJobPayload): Promise<StageRun> {
+    const call = stage.prompt(ctx);
+    const response = await this.deps.llm.complete({
+      model: call.model, messages: call.messages, temperature: call.temperature, maxTokens: call.maxTokens,
+      sampleIndex: call.sampleIndex, templateVersion: call.templateVersion, priority: ctx.priority,
+      cacheNamespace: String(p.params.cacheNamespace ?? '') || undefined,
+    });
+    const output = stage.parse(response, ctx);
+    const parseError = (output as { parseError?: string } | null)?.parseError;
+    return {
+      output, usage: response.usage, costUsd: response.costUsd, latencyMs: response.latencyMs, simulated: response.simulated,
+      trace: { prompt: call.messages, response: response.output, ...(parseError ? { error: parseError } : {}) },
+    };
   }
 
   /** LLM errors become BullMQ's vocabulary: rate limits wait, quota and bad requests stop, the rest retry. */
@@ -109,9 +127,11 @@ export class StageRunner {
     });
   }
 
-  private semanticsOf(versionId: number): Promise<'spider' | 'bird'> {
-    return memo(this.semantics, String(versionId), async () =>
-      (await this.deps.datasets.getVersion(versionId)).format === 'spider' ? 'spider' : 'bird');
+  private version(versionId: number) {
+    return memo(this.versions, String(versionId), async () => {
+      const v = await this.deps.datasets.getVersion(versionId);
+      return { semantics: v.format === 'spider' ? ('spider' as const) : ('bird' as const), contentHash: v.contentHash, dataset: new WorkerDataset(this.deps.datasets, versionId) };
+    });
   }
 }
 

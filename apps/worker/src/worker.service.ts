@@ -7,6 +7,7 @@ import { createRedisConnection, QueueClient, WorkerHost, type JobHandlers } from
 import { SandboxPool } from '@sqlsweep/sql-sandbox';
 import pino from 'pino';
 import { StageRunner } from './stage-runner';
+import { WorkerRetrieval } from './stage-services';
 
 export const WORKER_ENV = Symbol('WORKER_ENV');
 export const PROVIDER_ENV = Symbol('PROVIDER_ENV');
@@ -21,6 +22,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private host?: WorkerHost;
   private budgetRedis?: ReturnType<typeof createRedisConnection>;
   private cachePool?: Pool;
+  private retrieval?: WorkerRetrieval;
 
   constructor(
     @Inject(WORKER_ENV) private readonly env: AppEnv<'worker'>,
@@ -44,7 +46,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       budget: new RedisRateBudget({ redis: this.budgetRedis, keyPrefix: `${env.SQLSWEEP_QUEUE_PREFIX}:llm-budget` }),
       logger: (obj) => this.log.debug(obj, 'llm call'),
     });
+    this.retrieval = new WorkerRetrieval({ dataDir: env.SQLSWEEP_DATA_DIR, encoderDir: env.SQLSWEEP_ENCODER_DIR, logger: this.log });
     const runner = new StageRunner({
+      retrieval: this.retrieval,
       datasets: new DatasetRepository(this.db), stages: new StageRepository(this.db), queue: this.queue, llm,
       sandbox: this.sandbox, sqlDeadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS,
       log: (obj, msg) => this.log.info(obj, msg),
@@ -68,6 +72,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     this.log.info({ signal }, 'worker stopping: finishing active jobs');
     await this.host?.close();
     await this.sandbox?.close();
+    await this.retrieval?.close();
     await this.queue?.close();
     this.budgetRedis?.disconnect();
     await this.cachePool?.end();

@@ -34,6 +34,8 @@ export const workerEnvSchema = commonEnvSchema.extend({
   /** How long a job stays locked to a worker without renewal; a killed worker's jobs return after about this. */
   SQLSWEEP_JOB_LOCK_MS: intFromString(1_000).default(30_000),
   SQLSWEEP_LLM_SIM_URL: url(['http', 'https']).optional(),
+  /** A late-interaction encoder directory (config.json, model.onnx, tokenizer.json); default: the bundled one. */
+  SQLSWEEP_ENCODER_DIR: z.string().min(1).optional(),
   /** Qdrant for the retrieval indexes; without it the embedded index is used. */
   QDRANT_URL: url(['http', 'https']).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),

@@ -33,6 +33,8 @@ export const sweepConfigSchema = z
     pipelines: z.array(pipelineEntrySchema, { error: 'expected array of pipelines' }).min(1, 'name at least one pipeline'),
     repeats: z.number().int().min(1).max(100).default(1),
     seed: z.number().int().default(0),
+    /** LLM stages include it in their keys: a new namespace re-asks the model, everything else is reused. */
+    cacheNamespace: z.string().max(200).default(''),
     priority: z.enum(['interactive', 'nightly']).default('interactive'),
   })
   .strict();

@@ -21,6 +21,7 @@ export class RunRepository {
   async createRun(input: {
     sweep: { name: string; source: string; config: unknown; configHash: string };
     datasetVersionId: number; priority: string; itemCount: number; stageJobs: number; reusedStages: number; simulated: boolean;
+    cacheNamespace?: string; estimate?: { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
     variants: NewVariant[]; stages: PlannedStage[];
   }): Promise<string> {
     const runId = randomUUID();
@@ -30,6 +31,9 @@ export class RunRepository {
       await tx.insertInto('runs').values({
         id: runId, sweep_id: sweepId, dataset_version_id: input.datasetVersionId, status: 'running', priority: input.priority,
         item_count: input.itemCount, stage_jobs: input.stageJobs, reused_stages: input.reusedStages, simulated: input.simulated,
+        cache_namespace: input.cacheNamespace ?? '',
+        estimated_llm_calls: input.estimate?.llmCalls ?? 0, estimated_input_tokens: input.estimate?.inputTokens ?? 0,
+        estimated_output_tokens: input.estimate?.outputTokens ?? 0, estimated_cost_usd: input.estimate?.costUsd ?? 0,
       }).execute();
       await tx.insertInto('variants').values(input.variants.map((v, position) => ({
         id: v.id, run_id: runId, variant_key: v.variantKey, label: v.label, pipeline: v.pipeline, model: v.model,
@@ -149,6 +153,15 @@ export class RunRepository {
       await tx.updateTable('runs').set({ status: 'done', finished_at: new Date() }).where('id', '=', runId).execute();
       return true;
     });
+  }
+
+  /** What this run itself paid for: the stages whose results it computed (reused ones cost it nothing). */
+  async spend(runId: string): Promise<{ llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }> {
+    const { rows } = await sql<{ llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }>`
+      SELECT count(*) FILTER (WHERE r.input_tokens > 0)::int AS "llmCalls", coalesce(sum(r.input_tokens), 0)::bigint AS "inputTokens",
+        coalesce(sum(r.output_tokens), 0)::bigint AS "outputTokens", coalesce(sum(r.cost_usd), 0)::float8 AS "costUsd"
+      FROM stage_results r WHERE r.run_id = ${runId}`.execute(this.db);
+    return rows[0];
   }
 
   async stageProgress(runId: string): Promise<StageProgress[]> {

@@ -36,6 +36,7 @@ export class OrchestratorCore {
     this.planner = new Planner({
       datasets: this.datasets, runs: this.runs, stages: this.stages,
       assertModelsUsable: (models) => llm.assertUsable(models),
+      estimateCall: (call) => llm.estimateCall({ ...call, templateVersion: call.templateVersion }, call.expectedOutputTokens ?? Math.ceil(call.maxTokens / 4)),
       isSimulated: (model) => {
         const m = this.catalog.models[model];
         return m !== undefined && this.catalog.providers[m.provider]?.simulated === true;

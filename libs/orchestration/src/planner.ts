@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { contentHash, expandVariants, SweepConfigError, type SweepConfig, type VariantSpec } from '@sqlsweep/contracts';
 import type { DatasetRepository, DatasetVersion, PlannedStage, RunRepository, StageRepository, StoredItem } from '@sqlsweep/db';
 import { isLlmError } from '@sqlsweep/llm';
-import { keyItemStages, pipelines } from '@sqlsweep/pipelines';
+import type { DatabaseSchema } from '@sqlsweep/datasets';
+import { keyItemStages, pipelines, stageImplementations, type LlmCall } from '@sqlsweep/pipelines';
 
-export interface StageKindPlan { stage: string; role: string; needed: number; reused: number }
+export interface CostEstimate { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }
+export interface StageKindPlan extends CostEstimate { stage: string; role: string; needed: number; reused: number }
 
 export interface SweepPlan {
   config: SweepConfig;
@@ -18,6 +20,8 @@ export interface SweepPlan {
   stageJobs: number;
   reused: number;
   llmCalls: number;
+  /** Tokens and dollars of the LLM calls still needed, from each stage's prompt as far as it can be known now. */
+  estimate: CostEstimate;
   simulated: boolean;
 }
 
@@ -28,6 +32,7 @@ export interface PlannerDeps {
   /** Throws for an unknown model or a missing key, before anything is written. */
   assertModelsUsable(models: string[]): void;
   isSimulated(model: string): boolean;
+  estimateCall(call: LlmCall): { inputTokens: number; outputTokens: number; costUsd: number };
 }
 
 /** Grid -> variants -> per-item stage graphs -> content-hashed keys, minus what is already stored. */
@@ -51,12 +56,18 @@ export class Planner {
     if (items.length === 0) throw new SweepConfigError(source, 'items', `selects no ${config.split} items of dataset "${config.dataset}"`);
 
     const variants = expandVariants(config).map((v) => ({ ...v, id: randomUUID() }));
+    const trainItems = await this.deps.datasets.listItems(version.id, { split: 'train' });
+    const trainItemIds = trainItems.map((i) => i.itemId);
     const stages: PlannedStage[] = [];
+    const placed = new Set<string>(); // train-items stages appear in every item's graph: plan each instance once
     const kindOf = new Map<string, { stage: string; role: string; keys: Set<string> }>();
     for (const variant of variants) {
       for (const item of items) {
-        for (const s of keyItemStages(pipelines[variant.pipeline], variant, { datasetVersion: version.contentHash, itemId: item.itemId })) {
-          stages.push({ variantId: variant.id, itemId: item.itemId, stage: s.stage, stageKey: s.key, role: s.role, params: s.params, inputs: s.inputs, isFinal: s.final });
+        for (const s of keyItemStages(pipelines[variant.pipeline], variant, { datasetVersion: version.contentHash, itemId: item.itemId, cacheNamespace: config.cacheNamespace, trainItemIds })) {
+          const instance = `${variant.id}/${s.itemId}/${s.stage}`;
+          if (placed.has(instance)) continue;
+          placed.add(instance);
+          stages.push({ variantId: variant.id, itemId: s.itemId, stage: s.stage, stageKey: s.key, role: s.role, params: s.params, inputs: s.inputs, isFinal: s.final });
           const kind = kindOf.get(s.stage) ?? { stage: s.stage, role: s.role, keys: new Set<string>() };
           kind.keys.add(s.key);
           kindOf.set(s.stage, kind);
@@ -65,17 +76,48 @@ export class Planner {
     }
     const allKeys = [...new Set(stages.map((s) => s.stageKey))];
     const stored = await this.deps.stages.existingKeys(allKeys);
+    const estimates = await this.estimateNeeded(version.id, [...items, ...trainItems], stages.filter((s) => !stored.has(s.stageKey)));
     const byStage = [...kindOf.values()].map(({ stage, role, keys }) => {
       const reused = [...keys].filter((k) => stored.has(k)).length;
-      return { stage, role, needed: keys.size - reused, reused };
+      return { stage, role, needed: keys.size - reused, reused, ...(estimates.get(stage) ?? zeroEstimate()) };
     });
     return {
       config, source, version, items, variants, stages, byStage,
       stageJobs: allKeys.length - stored.size,
       reused: stored.size,
       llmCalls: byStage.filter((s) => s.role === 'llm').reduce((n, s) => n + s.needed, 0),
+      estimate: byStage.reduce((t, s) => addEstimate(t, s), zeroEstimate()),
       simulated: config.models.some((m) => this.deps.isSimulated(m)),
     };
+  }
+
+  /** Renders the estimate prompt of every distinct LLM stage still needed and prices it with the model catalog. */
+  private async estimateNeeded(versionId: number, items: StoredItem[], needed: PlannedStage[]): Promise<Map<string, CostEstimate>> {
+    const byStage = new Map<string, CostEstimate>();
+    const itemById = new Map(items.map((i) => [i.itemId, i]));
+    const schemas = new Map<string, DatabaseSchema>();
+    const seen = new Set<string>();
+    for (const s of needed) {
+      const impl = stageImplementations[s.stage];
+      if (s.role !== 'llm' || impl?.kind !== 'llm' || seen.has(s.stageKey)) continue;
+      seen.add(s.stageKey);
+      const e = byStage.get(s.stage) ?? zeroEstimate();
+      e.llmCalls += 1;
+      byStage.set(s.stage, e);
+      if (!impl.estimate) continue;
+      const item = itemById.get(s.itemId)!;
+      let schema = schemas.get(item.dbId);
+      if (!schema) {
+        schema = (await this.deps.datasets.getDatabase(versionId, item.dbId))?.schema as DatabaseSchema;
+        schemas.set(item.dbId, schema);
+      }
+      const call = impl.estimate({ item, schema, params: s.params });
+      const cost = this.deps.estimateCall(call);
+      e.inputTokens += cost.inputTokens;
+      e.outputTokens += cost.outputTokens;
+      e.costUsd += cost.costUsd;
+    }
+    return byStage;
   }
 
   /** Stores the plan as a new run (one transaction) and returns its id. */
@@ -88,8 +130,18 @@ export class Planner {
       stageJobs: plan.stageJobs,
       reusedStages: plan.reused,
       simulated: plan.simulated,
+      cacheNamespace: plan.config.cacheNamespace,
+      estimate: plan.estimate,
       variants: plan.variants.map((v) => ({ id: v.id, variantKey: v.key, label: v.label, pipeline: v.pipeline, model: v.model, sampleIndex: v.sampleIndex, params: v.params })),
       stages: plan.stages,
     });
   }
+}
+
+function zeroEstimate(): CostEstimate {
+  return { llmCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+}
+
+function addEstimate(a: CostEstimate, b: CostEstimate): CostEstimate {
+  return { llmCalls: a.llmCalls + b.llmCalls, inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, costUsd: a.costUsd + b.costUsd };
 }

@@ -5,3 +5,4 @@ export * from './template';
 export * from './parse-sql';
 export * from './registry';
 export type { EvaluateOutput, GeneratedSql } from './stages/common';
+export { parseGeneratedSql } from './stages/zero-shot';

@@ -10,8 +10,17 @@ export interface StageNode {
   version: number;
   /** Variant parameters the stage reads (and only those enter its key). */
   reads: string[];
-  /** Stage names whose outputs this stage reads, by the name it knows them under. */
+  /**
+   * Stage names whose outputs this stage reads, by the name it knows them under. `other[*]` reads the stage
+   * `other` of every training item (which must have scope 'train-items').
+   */
   inputs: Record<string, string>;
+  /**
+   * 'item' (default): one instance per evaluated item. 'train-items': one instance per training item of the
+   * dataset version, keyed by that item, so precomputation over the train split is memoized and shared by every
+   * variant and run that needs it. Such a stage may only read other train-items stages (by plain name).
+   */
+  scope?: 'item' | 'train-items';
   template?: PromptTemplate;
   final?: boolean;
 }
@@ -22,7 +31,10 @@ export interface PipelineDefinition {
   graph(variant: VariantSpec): StageNode[];
 }
 
-/** Scalar parameters a stage may read: the variant's grid values plus its model and sample index. */
-export function variantScalars(variant: VariantSpec): Record<string, string | number | boolean> {
-  return { ...variant.params, model: variant.model, sampleIndex: variant.sampleIndex };
+/**
+ * Scalar parameters a stage may read: the variant's grid values, its model and sample index, and the sweep's cache
+ * namespace (LLM stages read it, so a new namespace means fresh LLM calls while everything else is reused).
+ */
+export function variantScalars(variant: VariantSpec, cacheNamespace = ''): Record<string, string | number | boolean> {
+  return { ...variant.params, model: variant.model, sampleIndex: variant.sampleIndex, cacheNamespace };
 }

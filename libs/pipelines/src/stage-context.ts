@@ -1,5 +1,6 @@
 import type { DatabaseSchema } from '@sqlsweep/datasets';
-import type { LlmClient, LlmPriority, LlmUsage } from '@sqlsweep/llm';
+import type { ChatMessage, LlmPriority, LlmResponse, LlmUsage } from '@sqlsweep/llm';
+import type { Encoder, IndexSpec, MultiVectorIndex } from '@sqlsweep/retrieval';
 import type { EvalSemantics, SandboxPool } from '@sqlsweep/sql-sandbox';
 
 export interface StageItem {
@@ -10,18 +11,48 @@ export interface StageItem {
   goldSql: string;
 }
 
-/** Everything a stage may use. Workers build it from Postgres; stages never touch storage themselves. */
-export interface StageContext {
+/** What a stage may read before any of its inputs exist: enough to render an estimate of its prompt. */
+export interface EstimateContext {
   item: StageItem;
   schema: DatabaseSchema;
+  params: Record<string, string | number | boolean>;
+}
+
+/** Retrieval for stages that need it; indexes are built once per content hash and shared by every run. */
+export interface RetrievalServices {
+  /** The configured late-interaction encoder (the bundled one unless configured), opened once per worker. */
+  encoder(): Promise<Encoder>;
+  /** Builds (first time, by content hash of documents + encoder + builder version) or opens an index. */
+  index(spec: IndexSpec): Promise<MultiVectorIndex>;
+}
+
+/** The dataset version beyond the current item: the training split (few-shot pools, skeleton repositories). */
+export interface DatasetServices {
+  trainItems(): Promise<StageItem[]>;
+  /** Schema of any database of the version (shots from other databases show their own schema). */
+  schema(dbId: string): Promise<DatabaseSchema>;
+}
+
+/** Everything a stage may use. Workers build it from Postgres; stages never touch storage themselves. */
+export interface StageContext extends EstimateContext {
+  /** Content hash of the dataset version (part of index specs). */
+  datasetVersion: string;
   /** Checksum-verified read-only replica of the item's database. */
   dbPath: string;
   semantics: EvalSemantics;
-  params: Record<string, string | number | boolean>;
-  /** Outputs of the stage's inputs, by input name. */
+  /**
+   * Outputs of the stage's inputs, by input name. An input declared as `stage[*]` over a train-items stage arrives
+   * as one entry per training item, named `<input>/<trainItemId>` (see `trainInputs`).
+   */
   inputs: Record<string, unknown>;
   priority: LlmPriority;
-  services: { llm: LlmClient; sandbox: SandboxPool; sqlDeadlineMs: number };
+  services: { sandbox: SandboxPool; sqlDeadlineMs: number; retrieval: RetrievalServices; dataset: DatasetServices };
+}
+
+/** The per-training-item outputs of a `stage[*]` input, by training item id. */
+export function trainInputs<T>(ctx: Pick<StageContext, 'inputs'>, input: string): Map<string, T> {
+  const prefix = `${input}/`;
+  return new Map(Object.entries(ctx.inputs).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v as T]));
 }
 
 export interface StageTrace {
@@ -40,4 +71,37 @@ export interface StageRun {
   trace?: StageTrace;
 }
 
-export type StageImplementation = (ctx: StageContext) => Promise<StageRun>;
+/** One LLM request a stage wants made. The worker adds caching, budget, priority and accounting. */
+export interface LlmCall {
+  model: string;
+  messages: ChatMessage[];
+  temperature: number;
+  maxTokens: number;
+  sampleIndex: number;
+  /** Hash of the prompt template, part of the response-cache key. */
+  templateVersion: string;
+  /** What the planner assumes the answer costs in output tokens (default maxTokens / 4). */
+  expectedOutputTokens?: number;
+}
+
+/** A stage that runs code: SQL in the sandbox, retrieval, parsing, bookkeeping. */
+export interface ComputeStage {
+  kind: 'compute';
+  run(ctx: StageContext): Promise<StageRun>;
+}
+
+/**
+ * A stage that asks an LLM once: `prompt` renders the request from the context, `parse` turns the answer into the
+ * stored output. Split so that the planner can estimate cost before a run and batch mode can submit prompts.
+ * `skip` lets a step of an unrolled chain (error correction, revision) pass its input through without a call.
+ */
+export interface LlmStage {
+  kind: 'llm';
+  skip?(ctx: StageContext): StageRun | undefined;
+  prompt(ctx: StageContext): LlmCall;
+  /** The prompt as the planner estimates it, before inputs exist (defaults to not estimable). */
+  estimate?(ctx: EstimateContext): LlmCall;
+  parse(response: LlmResponse, ctx: StageContext): unknown;
+}
+
+export type StageImplementation = ComputeStage | LlmStage;

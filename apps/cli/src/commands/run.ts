@@ -5,9 +5,10 @@ import { parseSweepConfig, SweepConfigError } from '@sqlsweep/contracts';
 import type { OrchestratorCore } from '@sqlsweep/orchestration';
 import { cliEnv, openCore } from '../cli-env';
 import { spawnWorkers, type LocalProcess } from '../local-processes';
-import { renderLeaderboard, renderPlan, renderProgress } from '../render';
+import { renderCost, renderLeaderboard, renderPlan, renderProgress } from '../render';
+import { randomUUID } from 'node:crypto';
 
-export interface RunOptions { dryRun?: boolean; resume?: string; workers?: number; progress?: boolean; reconcileAfterMs?: number }
+export interface RunOptions { noCache?: boolean; dryRun?: boolean; resume?: string; workers?: number; progress?: boolean; reconcileAfterMs?: number }
 
 /** Plans (or resumes) a run, drives it to completion with live progress, and returns its id. */
 export async function runSweep(file: string | undefined, opts: RunOptions, out: (s: string) => void = (s) => process.stdout.write(`${s}\n`)): Promise<string | undefined> {
@@ -19,6 +20,8 @@ export async function runSweep(file: string | undefined, opts: RunOptions, out: 
       throw new SweepConfigError(file, '', e.code === 'ENOENT' ? 'file not found' : e.message);
     });
     config = parseSweepConfig(text, file);
+    // A namespace no earlier run used: every LLM stage is asked afresh, every other stage is still reused.
+    if (opts.noCache) config = { ...config, cacheNamespace: `no-cache-${randomUUID()}` };
   }
   const core = await openCore(env);
   const workers: LocalProcess[] = [];
@@ -46,6 +49,7 @@ export async function runSweep(file: string | undefined, opts: RunOptions, out: 
     }
     await followRun(core, runId, { progress: opts.progress ?? process.stdout.isTTY, reconcileAfterMs: opts.reconcileAfterMs ?? 15_000, out });
     out(renderLeaderboard(await core.runs.leaderboard(runId)));
+    out(renderCost((await core.runs.getRun(runId))!, await core.runs.spend(runId)));
     return runId;
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
@@ -101,9 +105,10 @@ export function registerRunCommand(program: Command): void {
     .option('--resume <runId>', 're-plan a stored run from Postgres and finish it (nothing done twice)')
     .option('--workers <n>', 'local worker processes to start (default: 2 when none is connected, else 0)', (v) => parseInt(v, 10))
     .option('--no-progress', 'print progress tables instead of live bars')
+    .option('--fresh-llm', 'ask the LLM again for every call (a new cache namespace); other stages are still reused')
     .option('--stall-seconds <s>', 'after this long without progress, re-plan the run from Postgres (default 15)', (v) => parseFloat(v))
-    .action(async (config: string | undefined, opts: { dryRun?: boolean; resume?: string; workers?: number; progress?: boolean; stallSeconds?: number }) => {
-      const { stallSeconds, ...rest } = opts;
-      await runSweep(config, { ...rest, progress: opts.progress === false ? false : undefined, reconcileAfterMs: stallSeconds === undefined ? undefined : stallSeconds * 1000 });
+    .action(async (config: string | undefined, opts: { dryRun?: boolean; resume?: string; workers?: number; progress?: boolean; stallSeconds?: number; freshLlm?: boolean }) => {
+      const { stallSeconds, freshLlm, ...rest } = opts;
+      await runSweep(config, { ...rest, noCache: freshLlm, progress: opts.progress === false ? false : undefined, reconcileAfterMs: stallSeconds === undefined ? undefined : stallSeconds * 1000 });
     });
 }

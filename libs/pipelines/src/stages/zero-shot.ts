@@ -1,7 +1,7 @@
 import { renderSchemaDdl } from '@sqlsweep/datasets';
 import type { PipelineDefinition, StageNode } from '../pipeline';
 import { parseSqlAnswer } from '../parse-sql';
-import type { StageImplementation } from '../stage-context';
+import type { EstimateContext, LlmCall, LlmStage } from '../stage-context';
 import { loadTemplate, renderTemplate } from '../template';
 import type { GeneratedSql } from './common';
 
@@ -12,34 +12,36 @@ export const zeroShotPipeline: PipelineDefinition = {
   name: 'zero-shot',
   graph: (): StageNode[] => [
     { stage: 'gold', role: 'sql', version: 1, reads: [], inputs: {} },
-    { stage: 'zero-shot.generate', role: 'llm', version: 1, reads: ['model', 'temperature', 'maxTokens', 'sampleIndex'], inputs: {}, template },
+    { stage: 'zero-shot.generate', role: 'llm', version: 1, reads: ['model', 'temperature', 'maxTokens', 'sampleIndex', 'cacheNamespace'], inputs: {}, template },
     { stage: 'evaluate', role: 'sql', version: 1, reads: [], inputs: { gold: 'gold', prediction: 'zero-shot.generate' }, final: true },
   ],
 };
 
-export const zeroShotGenerate: StageImplementation = async (ctx) => {
-  const messages = renderTemplate(template, {
-    schema: renderSchemaDdl(ctx.schema),
-    evidence_line: ctx.item.evidence ? `Evidence: ${ctx.item.evidence}\n` : '',
-    question: ctx.item.question,
-  });
-  const response = await ctx.services.llm.complete({
+function zeroShotPrompt(ctx: EstimateContext): LlmCall {
+  return {
     model: String(ctx.params.model),
-    messages,
+    messages: renderTemplate(template, {
+      schema: renderSchemaDdl(ctx.schema),
+      evidence_line: ctx.item.evidence ? `Evidence: ${ctx.item.evidence}\n` : '',
+      question: ctx.item.question,
+    }),
     temperature: Number(ctx.params.temperature),
     maxTokens: Number(ctx.params.maxTokens),
     sampleIndex: Number(ctx.params.sampleIndex),
     templateVersion: template.hash,
-    priority: ctx.priority,
-  });
-  const parsed = parseSqlAnswer(response.output);
-  const output: GeneratedSql = parsed.ok ? { sql: parsed.sql } : { sql: null, parseError: parsed.error };
-  return {
-    output,
-    usage: response.usage,
-    costUsd: response.costUsd,
-    latencyMs: response.latencyMs,
-    simulated: response.simulated,
-    trace: { prompt: messages, response: response.output, ...(parsed.ok ? {} : { error: parsed.error }) },
+    expectedOutputTokens: 60,
   };
+}
+
+/** Parses the answer into one SQL query; an answer without one is a recorded parse error, not a failure. */
+export function parseGeneratedSql(output: string): GeneratedSql {
+  const parsed = parseSqlAnswer(output);
+  return parsed.ok ? { sql: parsed.sql } : { sql: null, parseError: parsed.error };
+}
+
+export const zeroShotGenerate: LlmStage = {
+  kind: 'llm',
+  prompt: zeroShotPrompt,
+  estimate: zeroShotPrompt,
+  parse: (response) => parseGeneratedSql(response.output),
 };

@@ -1,0 +1,65 @@
+import { join } from 'node:path';
+import type { DatabaseSchema } from '@sqlsweep/datasets';
+import type { DatasetRepository } from '@sqlsweep/db';
+import type { DatasetServices, RetrievalServices, StageItem } from '@sqlsweep/pipelines';
+import { buildBundledEncoder, buildIndex, openEncoder, openIndex, type Encoder, type EncoderLogger, type MultiVectorIndex } from '@sqlsweep/retrieval';
+
+/**
+ * Retrieval for stages: one encoder per worker (opened on first use; the bundled one is built if missing), and
+ * indexes built once per content hash on disk, then opened from there by every later stage and worker.
+ */
+export class WorkerRetrieval implements RetrievalServices {
+  private encoderPromise?: Promise<Encoder>;
+  private readonly indexes = new Map<string, Promise<MultiVectorIndex>>();
+
+  constructor(private readonly opts: { dataDir: string; encoderDir?: string; intraOpNumThreads?: number; logger: EncoderLogger }) {}
+
+  encoder(): Promise<Encoder> {
+    this.encoderPromise ??= (async () => {
+      const modelDir = this.opts.encoderDir ?? buildBundledEncoder({ dir: join(this.opts.dataDir, 'models', 'sqlsweep-ngram-colbert') }).dir;
+      return openEncoder({ modelDir, intraOpNumThreads: this.opts.intraOpNumThreads ?? 1, logger: this.opts.logger });
+    })();
+    return this.encoderPromise;
+  }
+
+  async index(spec: Parameters<RetrievalServices['index']>[0]): Promise<MultiVectorIndex> {
+    const encoder = await this.encoder();
+    const indexRoot = join(this.opts.dataDir, 'indexes');
+    const built = await buildIndex(spec, { encoder, indexRoot });
+    let index = this.indexes.get(built.key);
+    if (!index) {
+      index = Promise.resolve(openIndex(indexRoot, built.key).index);
+      this.indexes.set(built.key, index);
+    }
+    return index;
+  }
+
+  async close(): Promise<void> {
+    if (this.encoderPromise) await (await this.encoderPromise).close();
+  }
+}
+
+/** The rest of a dataset version, loaded from Postgres once per worker. */
+export class WorkerDataset implements DatasetServices {
+  private train?: Promise<StageItem[]>;
+  private readonly schemas = new Map<string, Promise<DatabaseSchema>>();
+
+  constructor(private readonly repo: DatasetRepository, private readonly versionId: number) {}
+
+  trainItems(): Promise<StageItem[]> {
+    this.train ??= this.repo.listItems(this.versionId, { split: 'train' });
+    return this.train;
+  }
+
+  schema(dbId: string): Promise<DatabaseSchema> {
+    let s = this.schemas.get(dbId);
+    if (!s) {
+      s = this.repo.getDatabase(this.versionId, dbId).then((row) => {
+        if (!row) throw new Error(`dataset version ${this.versionId} has no database ${dbId}`);
+        return row.schema as DatabaseSchema;
+      });
+      this.schemas.set(dbId, s);
+    }
+    return s;
+  }
+}
