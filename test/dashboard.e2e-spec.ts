@@ -1,0 +1,199 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import type { Page } from 'playwright-core';
+import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
+import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+// nx-ignore-next-line
+import { buildDashboard } from '../apps/dashboard/build';
+// nx-ignore-next-line
+import { createOrchestratorApp } from '../apps/orchestrator/src/app';
+import { launchBrowser, screenshot, type Browser } from './support/browser';
+import { runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
+
+jest.setTimeout(600_000);
+
+const token = 'dashboard-e2e-token-0123456789';
+
+/** The dashboard in Chromium against a real orchestrator over a finished demo sweep; every figure checked against Postgres. */
+describe('dashboard in a browser over a finished demo sweep', () => {
+  let t: TestDatabase;
+  let sim: Proc & { url: string };
+  let workers: Proc[] = [];
+  let app: INestApplication | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let url: string;
+  let runId: string;
+  const prefix = testQueuePrefix();
+
+  beforeAll(async () => {
+    const [db, simulator] = await Promise.all([createTestDatabase(), startSimulator()]);
+    t = db;
+    sim = simulator;
+    const env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-dash-')) };
+    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
+    expect(added.code).toBe(0);
+    workers = startWorkers(2, env);
+    const run = await runCli(['run', 'configs/sweeps/demo.yaml', '--workers', '0', '--no-progress'], env);
+    expect(run.code).toBe(0);
+    runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1];
+    await Promise.all(workers.map((w) => w.stop()));
+    workers = [];
+
+    await buildDashboard();
+    app = await createOrchestratorApp(parseEnv(appEnvSchemas.orchestrator, {
+      DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0', SQLSWEEP_API_TOKEN: token,
+    }), { SQLSWEEP_LLM_SIM_URL: sim.url });
+    await app.listen(0, '127.0.0.1');
+    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+
+    browser = await launchBrowser();
+    page = browser.page;
+    // Reads may be closed by config: the dashboard then sends the token it keeps in localStorage.
+    await browser.context.addInitScript({ content: `localStorage.setItem('sqlsweep.apiToken', ${JSON.stringify(token)});` });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await Promise.all(workers.map((w) => w.stop()));
+    await sim?.stop();
+    await t?.drop();
+  });
+
+  const text = async (selector: string) => (await page.locator(selector).first().textContent())?.trim() ?? '';
+  const money = (s: string) => Number(s.replace(/[$,]/g, ''));
+  const count = (s: string) => Number(s.replace(/,/g, ''));
+
+  async function itemResults() {
+    return t.db.selectFrom('item_results').select(['variant_id', 'item_id', 'correct', 'difficulty', 'predicted_sql', 'simulated'])
+      .where('run_id', '=', runId).execute();
+  }
+
+  it('lists the finished run with its simulated badge', async () => {
+    await page.goto(`${url}/#/runs`);
+    const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('demo');
+    expect(await row.locator('.status').textContent()).toBe('done');
+    expect(await row.locator('[data-testid=simulated-badge]').isVisible()).toBe(true);
+    await screenshot(page, '1-runs');
+  });
+
+  it('shows the leaderboard as Postgres has it: EX, per difficulty, tokens, cost, cost per correct', async () => {
+    await page.goto(`${url}/#/runs/${runId}`);
+    await page.locator('[data-testid=leaderboard-row]').nth(1).waitFor();
+    await page.locator('[data-testid=scatter-point]').first().waitFor();
+    const summaries = await t.db.selectFrom('run_summaries').selectAll().where('run_id', '=', runId).execute();
+    const results = await itemResults();
+    expect(summaries).toHaveLength(2);
+    const rows = page.locator('[data-testid=leaderboard-row]');
+    expect(await rows.count()).toBe(2);
+    const shownOrder: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const row = rows.nth(i);
+      const variantId = (await row.getAttribute('data-variant-id'))!;
+      shownOrder.push(variantId);
+      const s = summaries.find((x) => x.variant_id === variantId)!;
+      expect(s).toBeDefined();
+      const cell = async (col: string) => (await row.locator(`[data-col="${col}"]`).textContent())!.trim();
+      expect(Number(await cell('items'))).toBe(s.items);
+      expect(await cell('ex')).toBe(s.ex.toFixed(2));
+      expect(count(await cell('input-tokens'))).toBe(Number(s.input_tokens));
+      expect(count(await cell('output-tokens'))).toBe(Number(s.output_tokens));
+      expect(money(await cell('cost'))).toBeCloseTo(s.cost_usd, 4);
+      const perCorrect = await cell('cost-per-correct');
+      if (s.correct > 0) expect(money(perCorrect)).toBeCloseTo(s.cost_usd / s.correct, 4);
+      else expect(perCorrect).toBe('–');
+      const mine = results.filter((r) => r.variant_id === variantId);
+      for (const d of new Set(mine.map((r) => r.difficulty ?? 'unknown'))) {
+        const ofD = mine.filter((r) => (r.difficulty ?? 'unknown') === d);
+        const locator = row.locator(`[data-col="ex-${d}"]`);
+        if (await locator.count()) expect((await locator.textContent())!.trim()).toBe(((100 * ofD.filter((r) => r.correct).length) / ofD.length).toFixed(2));
+      }
+      expect(await row.locator('[data-testid=simulated-badge]').isVisible()).toBe(true);
+    }
+    // Best first.
+    const exOf = (id: string) => summaries.find((s) => s.variant_id === id)!.ex;
+    expect(exOf(shownOrder[0])).toBeGreaterThanOrEqual(exOf(shownOrder[1]));
+    expect(await page.locator('[data-testid=scatter-point]').count()).toBe(2);
+    await screenshot(page, '2-leaderboard');
+  });
+
+  it('compares the two variants: delta, McNemar counts and flipped items match the paired item results', async () => {
+    await page.goto(`${url}/#/runs/${runId}`);
+    const rows = page.locator('[data-testid=leaderboard-row]');
+    await rows.nth(1).waitFor();
+    // A = the weaker variant (second row), B = the stronger: the delta should come out positive.
+    const variantA = (await rows.nth(1).getAttribute('data-variant-id'))!;
+    const variantB = (await rows.nth(0).getAttribute('data-variant-id'))!;
+    await rows.nth(1).locator('input[type=checkbox]').check();
+    await rows.nth(0).locator('input[type=checkbox]').check();
+    await page.locator('[data-testid=compare-link]').click();
+    await page.locator('[data-testid=compare-delta]').waitFor();
+
+    const results = await itemResults();
+    const a = new Map(results.filter((r) => r.variant_id === variantA).map((r) => [r.item_id, r.correct]));
+    const b = new Map(results.filter((r) => r.variant_id === variantB).map((r) => [r.item_id, r.correct]));
+    const paired = [...a.keys()].filter((id) => b.has(id));
+    const improved = paired.filter((id) => b.get(id) && !a.get(id)).sort();
+    const regressed = paired.filter((id) => a.get(id) && !b.get(id)).sort();
+    const ex = (m: Map<string, boolean>) => (100 * paired.filter((id) => m.get(id)).length) / paired.length;
+    const delta = ex(b) - ex(a);
+
+    expect(await text('[data-testid=compare-delta]')).toBe(`${delta > 0 ? '+' : ''}${delta.toFixed(2)} pp`);
+    const [low, high] = (await text('[data-testid=compare-interval]')).replace(/[[\]]/g, '').split(',').map(Number);
+    expect(low).toBeLessThanOrEqual(delta + 0.005);
+    expect(high).toBeGreaterThanOrEqual(delta - 0.005);
+    const mcnemar = (await page.locator('[data-testid=mcnemar-p]').locator('..').textContent())!;
+    expect(mcnemar).toContain(`${regressed.length} right only under A, ${improved.length} only under B`);
+    const listed = async (id: string) => (await page.locator(`[data-testid=${id}] li`).allTextContents()).map((s) => s.trim()).sort();
+    expect(await listed('flipped-improved')).toEqual(improved);
+    expect(await listed('flipped-regressed')).toEqual(regressed);
+    expect(Number(await page.locator('[data-testid=side-A] [data-col=correct]').textContent())).toBe(paired.filter((id) => a.get(id)).length);
+    expect(Number(await page.locator('[data-testid=side-B] [data-col=correct]').textContent())).toBe(paired.filter((id) => b.get(id)).length);
+    expect(await page.locator('[data-testid=comparison] [data-testid=simulated-badge]').first().isVisible()).toBe(true);
+    await page.locator('[data-testid=scatter-point]').first().waitFor();
+    await screenshot(page, '3-compare');
+  });
+
+  it('drills into a flipped item: question, gold and predicted SQL, and every stage with its prompt and response', async () => {
+    const link = page.locator('[data-testid=flipped-improved] a, [data-testid=flipped-regressed] a').first();
+    await link.click();
+    await page.locator('[data-testid=item-detail]').waitFor();
+    const itemId = await text('[data-testid=item-id]');
+    expect(itemId).not.toBe('');
+
+    const item = await t.db.selectFrom('dataset_items as i').innerJoin('runs', 'runs.dataset_version_id', 'i.version_id')
+      .select(['i.question', 'i.gold_sql']).where('runs.id', '=', runId).where('i.item_id', '=', itemId).executeTakeFirstOrThrow();
+    expect(await text('[data-testid=question]')).toBe(item.question.trim());
+    expect(await text('[data-testid=gold-sql]')).toBe(item.gold_sql.trim());
+
+    const results = (await itemResults()).filter((r) => r.item_id === itemId);
+    const stages = await t.db.selectFrom('run_stages as s').innerJoin('stage_results as r', 'r.stage_key', 's.stage_key')
+      .select(['s.variant_id', 's.stage', 'r.trace']).where('s.run_id', '=', runId).where('s.item_id', '=', itemId).execute();
+    const cards = page.locator('[data-testid=item-variant]');
+    expect(await cards.count()).toBe(2);
+    for (let i = 0; i < 2; i++) {
+      const card = cards.nth(i);
+      const variantId = (await card.getAttribute('data-variant-id'))!;
+      const r = results.find((x) => x.variant_id === variantId)!;
+      expect((await card.locator('[data-testid=predicted-sql]').textContent())!.trim()).toBe((r.predicted_sql ?? '(no SQL produced)').trim());
+      expect((await card.locator('[data-testid=verdict]').first().textContent())).toBe(r.correct ? 'correct' : 'wrong');
+      const mine = stages.filter((s) => s.variant_id === variantId);
+      expect((await card.locator('[data-testid=stage-trace]').evaluateAll((els) => els.map((e) => e.getAttribute('data-stage')))).sort())
+        .toEqual(mine.map((s) => s.stage).sort());
+      const withPrompt = mine.filter((s) => (s.trace as { prompt?: unknown } | null)?.prompt != null);
+      expect(withPrompt.length).toBeGreaterThan(0);
+      expect(await card.locator('[data-testid=stage-prompt]').count()).toBe(withPrompt.length);
+      for (const s of withPrompt) {
+        const response = (s.trace as { response?: string | null }).response;
+        if (response) expect(await card.locator(`[data-stage="${s.stage}"] [data-testid=stage-response]`).textContent()).toBe(response);
+      }
+      expect(await card.locator('[data-testid=simulated-badge]').first().isVisible()).toBe(true);
+    }
+    await screenshot(page, '4-item');
+  });
+});
