@@ -1,0 +1,150 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { OrchestratorCore, ScheduleService, type RegressionAlertPayload } from '@sqlsweep/orchestration';
+import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { repoRoot, runCli, startSimulator, startWorkers, waitFor, type Proc } from './support/e2e';
+
+jest.setTimeout(400_000);
+
+/** A webhook receiver on 127.0.0.1 that keeps every JSON body it is sent. */
+async function startReceiver(): Promise<{ url: string; bodies: unknown[]; close(): Promise<void> }> {
+  const bodies: unknown[] = [];
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (d: Buffer) => (text += d));
+    req.on('end', () => {
+      bodies.push(JSON.parse(text));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/alerts`, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe('a nightly schedule fired twice, the second night degraded', () => {
+  const schedule = 'e2e-fast';
+  const prefix = testQueuePrefix();
+  let t: TestDatabase;
+  let sim: Proc & { url: string };
+  let workers: Proc[] = [];
+  let env: NodeJS.ProcessEnv;
+  let core: OrchestratorCore;
+  let service: ScheduleService;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let schedulesQueue: Queue;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    receiver = await startReceiver();
+    sim = await startSimulator();
+    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-e2e-')) };
+    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
+    expect(added.code).toBe(0);
+    workers = startWorkers(2, env);
+    schedulesQueue = new Queue('schedules', { connection: { url: process.env.REDIS_URL }, prefix });
+  });
+
+  afterAll(async () => {
+    await service?.close();
+    await core?.close();
+    await schedulesQueue?.obliterate({ force: true }).catch(() => undefined);
+    await schedulesQueue?.close();
+    await Promise.all(workers.map((w) => w.stop()));
+    await sim?.stop();
+    await receiver?.close();
+    await t?.drop();
+  });
+
+  const fires = () => service.repository.firesOf(schedule);
+  const runOf = (id: string) => t.db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+  /** Lets the waiting fire through, then holds the queue again as soon as it made a run. */
+  async function letOneFireThrough(count: number): Promise<string> {
+    await schedulesQueue.resume();
+    const runId = await waitFor(`fire ${count} to create a run`, async () => {
+      const rows = await fires();
+      if (rows.some((f) => f.error)) throw new Error(`a fire failed: ${rows.find((f) => f.error)!.error}`);
+      return rows.length >= count && rows[count - 1].runId ? rows[count - 1].runId! : undefined;
+    }, 60_000, 100);
+    await schedulesQueue.pause();
+    return runId;
+  }
+
+  it('creates one nightly run per fire and delivers exactly one regression alert naming the changed stages', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-schedules-'));
+    const schedulesFile = join(dir, 'schedules.yaml');
+    writeFileSync(schedulesFile, [
+      `alerts:\n  webhookUrl: ${receiver.url}`,
+      `schedules:\n  ${schedule}:\n    cron: "*/4 * * * * *"\n    timezone: UTC\n    sweep: test/fixtures/nightly-sweep.yaml`,
+    ].join('\n'));
+    core = new OrchestratorCore({
+      databaseUrl: t.url, redisUrl: process.env.REDIS_URL!, queuePrefix: prefix,
+      modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: sim.url },
+    });
+    core.startAdvancing();
+    service = new ScheduleService(core, { redisUrl: process.env.REDIS_URL!, queuePrefix: prefix, schedulesFile, baseDir: repoRoot, checkEveryMs: 300, resamples: 4000 });
+
+    // Night 1 against the normal simulator.
+    await schedulesQueue.pause();
+    expect(await service.start()).toEqual({ added: [schedule], changed: [], removed: [], unchanged: [] });
+    const first = await letOneFireThrough(1);
+    await waitFor('night 1 to finish', async () => ((await runOf(first)).status === 'done' ? true : undefined), 180_000);
+    await waitFor('night 1 to be checked', async () => service.repository.getCheck(first));
+    expect(await service.repository.getCheck(first)).toMatchObject({ previousRunId: null, regressed: false });
+
+    // The model gets worse overnight: the simulator comes back with a degraded config.
+    await Promise.all(workers.map((w) => w.stop()));
+    await sim.stop();
+    sim = await startSimulator({ config: 'test/fixtures/llm-sim-degraded.yaml' });
+    env = { ...env, SQLSWEEP_LLM_SIM_URL: sim.url };
+    workers = startWorkers(2, env);
+
+    const second = await letOneFireThrough(2);
+    await waitFor('night 2 to finish', async () => ((await runOf(second)).status === 'done' ? true : undefined), 180_000);
+    await waitFor('the regression alert to be delivered', async () => (receiver.bodies.length > 0 ? true : undefined), 60_000);
+    // Further check passes must not alert again.
+    await new Promise((r) => setTimeout(r, 2_000));
+    await service.tickOnce();
+    expect(receiver.bodies).toHaveLength(1);
+
+    const [f1, f2] = await fires();
+    expect((await fires())).toHaveLength(2);
+    expect(f2.firedAt.getTime()).toBeGreaterThan(f1.firedAt.getTime());
+    for (const [f, runId] of [[f1, first], [f2, second]] as const) {
+      expect(f.cacheNamespace).toBe(`${schedule}@${f.firedAt.toISOString()}`);
+      expect(await runOf(runId)).toMatchObject({ priority: 'nightly', cache_namespace: f.cacheNamespace, simulated: true });
+    }
+    // Night 2 asked the model again (new namespace) but reused the gold SQL results.
+    const run2 = await runOf(second);
+    expect(run2.stage_jobs).toBe(80);
+    expect(run2.reused_stages).toBe(40);
+
+    const alert = receiver.bodies[0] as RegressionAlertPayload;
+    expect(alert).toMatchObject({ type: 'regression', schedule, runId: second, previousRunId: first, regressed: true, simulated: true });
+    expect(alert.variants).toHaveLength(1);
+    const [v] = alert.variants;
+    const stored = await t.db.selectFrom('item_results').select(['run_id', 'correct']).where('run_id', 'in', [first, second]).execute();
+    const ex = (runId: string) => (100 * stored.filter((r) => r.run_id === runId && r.correct).length) / 40;
+    expect(v).toMatchObject({ pairedItems: 40, exPrevious: ex(first), exCurrent: ex(second), regressed: true });
+    expect(v.delta).toBeCloseTo(ex(second) - ex(first), 10);
+    expect(v.high).toBeLessThan(0);
+    expect(v.mcnemarP).toBeLessThan(0.05);
+    const changed = Object.fromEntries(alert.changedStages.map((s) => [s.stage, s]));
+    expect(changed.gold).toEqual({ stage: 'gold', compared: 40, changed: 0 });
+    expect(changed['zero-shot.generate'].changed).toBeGreaterThan(0);
+    expect(changed.evaluate.changed).toBeGreaterThan(0);
+    expect(alert.text).toMatch(/zero-shot\.generate/);
+    expect(alert.text).not.toMatch(/\bgold\b/);
+
+    const alerts = await service.repository.listAlerts({ schedule });
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ runId: second, webhookUrl: receiver.url, attempts: 1, lastError: null });
+    expect(alerts[0].deliveredAt).toBeInstanceOf(Date);
+    const trend = await service.repository.scheduleRuns(schedule);
+    expect(trend.map((r) => [r.runId, r.regressed])).toEqual([[second, true], [first, false]]);
+  });
+});
