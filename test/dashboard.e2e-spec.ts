@@ -68,7 +68,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
   const count = (s: string) => Number(s.replace(/,/g, ''));
 
   async function itemResults() {
-    return t.db.selectFrom('item_results').select(['variant_id', 'item_id', 'correct', 'difficulty', 'predicted_sql', 'simulated'])
+    return t.db.selectFrom('item_results').select(['variant_id', 'item_id', 'correct', 'errored', 'difficulty', 'predicted_sql', 'simulated'])
       .where('run_id', '=', runId).execute();
   }
 
@@ -181,7 +181,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
       const variantId = (await card.getAttribute('data-variant-id'))!;
       const r = results.find((x) => x.variant_id === variantId)!;
       expect((await card.locator('[data-testid=predicted-sql]').textContent())!.trim()).toBe((r.predicted_sql ?? '(no SQL produced)').trim());
-      expect((await card.locator('[data-testid=verdict]').first().textContent())).toBe(r.correct ? 'correct' : 'wrong');
+      expect((await card.locator('[data-testid=verdict]').first().textContent())).toBe(r.correct ? 'correct' : r.errored ? 'error' : 'wrong');
       const mine = stages.filter((s) => s.variant_id === variantId);
       expect((await card.locator('[data-testid=stage-trace]').evaluateAll((els) => els.map((e) => e.getAttribute('data-stage')))).sort())
         .toEqual(mine.map((s) => s.stage).sort());

@@ -55,7 +55,10 @@ export function ParetoScatter({ points, xLabel, yLabel, xFmt }: { points: Scatte
         <g key={p.id} onMouseEnter={() => setHover(p.id)} onMouseLeave={() => setHover(null)}>
           <circle cx={sx(p.x)} cy={sy(p.y)} r={p.highlight ? 6 : 4.5} className={`pt g${groups.indexOf(p.group ?? '') % 4} ${p.highlight ? 'on-front' : ''}`}
             data-testid="scatter-point" data-pareto={p.highlight} data-label={p.label} />
-          {(hover === p.id || points.length <= 8) && <text x={sx(p.x) + 8} y={sy(p.y) - 8} className="pt-label">{p.label}</text>}
+          {(hover === p.id || points.length <= 8) && (
+            // Labels of points on the right half go to their left, so they stay inside the plot.
+            <text x={sx(p.x) + (sx(p.x) > W / 2 ? -8 : 8)} y={sy(p.y) - 8} textAnchor={sx(p.x) > W / 2 ? 'end' : 'start'} className="pt-label">{p.label}</text>
+          )}
         </g>
       ))}
     </svg>

@@ -38,16 +38,24 @@ export function TrendsPage({ route }: { route: Route }) {
 }
 
 function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
-  const [points, setPoints] = useState<TrendPoint[] | undefined>();
+  const [nightlyOnly, setNightlyOnly] = useState(true);
+  const [loaded, setLoaded] = useState<{ points: TrendPoint[]; hasNightly: boolean } | undefined>();
   const [error, setError] = useState<Error | undefined>();
   useEffect(() => {
     let live = true;
-    setPoints(undefined);
-    loadTrend(sweepIds).then((p) => live && setPoints(p), (e: unknown) => live && setError(e as Error));
+    setLoaded(undefined);
+    loadTrend(sweepIds, nightlyOnly).then((p) => live && setLoaded(p), (e: unknown) => live && setError(e as Error));
     return () => { live = false; };
-  }, [sweepIds.join(',')]);
+  }, [sweepIds.join(','), nightlyOnly]);
   if (error) return <div className="error">API error: {error.message}</div>;
-  if (!points) return <div className="loading">loading…</div>;
+  if (!loaded) return <div className="loading">loading…</div>;
+  const { points, hasNightly } = loaded;
+  const toggle = (
+    <label className="muted">
+      <input type="checkbox" checked={nightlyOnly && hasNightly} disabled={!hasNightly} onChange={(e) => setNightlyOnly(e.target.checked)} />
+      {' '}scheduled (nightly) runs only{hasNightly ? '' : ' — none yet, showing every run'}
+    </label>
+  );
   if (points.length === 0) return <p className="muted">No finished run of “{name}” yet.</p>;
   const keys = [...new Set(points.map((p) => p.row.variantKey))];
   const series = keys.map((k) => {
@@ -63,6 +71,7 @@ function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
   const regressions = points.filter(isRegression);
   return (
     <div className="chart-box" data-testid="trend">
+      {toggle}
       <LinePlot series={series} xLabel="run start" yLabel="EX %" xFmt={(t) => new Date(t).toISOString().slice(5, 16).replace('T', ' ')} />
       {points.some((p) => p.row.simulated) && <Simulated on />}
       <h2>Regressions ({regressions.length})</h2>
@@ -95,9 +104,12 @@ function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
 
 const isRegression = (p: TrendPoint) => p.vsPrevious !== null && p.vsPrevious.interval.high < 0;
 
-async function loadTrend(sweepIds: string[]): Promise<TrendPoint[]> {
-  const runs = (await Promise.all(sweepIds.map((id) => getJson<RunSummaryDto[]>('/runs', { sweepId: id, status: 'done', limit: 500 })))).flat()
+/** Scheduled runs carry priority `nightly`; when a sweep has none, every finished run of it is shown. */
+async function loadTrend(sweepIds: string[], nightlyOnly: boolean): Promise<{ points: TrendPoint[]; hasNightly: boolean }> {
+  const finished = (await Promise.all(sweepIds.map((id) => getJson<RunSummaryDto[]>('/runs', { sweepId: id, status: 'done', limit: 500 })))).flat()
     .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+  const hasNightly = finished.some((r) => r.priority === 'nightly');
+  const runs = nightlyOnly && hasNightly ? finished.filter((r) => r.priority === 'nightly') : finished;
   const boards = await Promise.all(runs.map((r) => getJson<LeaderboardRowDto[]>(`/runs/${r.id}/leaderboard`)));
   const points: TrendPoint[] = [];
   const previous = new Map<string, TrendPoint>();
@@ -112,5 +124,5 @@ async function loadTrend(sweepIds: string[]): Promise<TrendPoint[]> {
       previous.set(row.variantKey, point);
     }
   }
-  return points;
+  return { points, hasNightly };
 }
