@@ -146,5 +146,6 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
     expect(alerts[0].deliveredAt).toBeInstanceOf(Date);
     const trend = await service.repository.scheduleRuns(schedule);
     expect(trend.map((r) => [r.runId, r.regressed])).toEqual([[second, true], [first, false]]);
+    expect(trend.map((r) => r.summaries.map((s) => s.ex))).toEqual([[ex(second)], [ex(first)]]);
   });
 });

@@ -89,3 +89,8 @@ export function loadSchedulesFile(path: string): SchedulesFile {
   }
   return parseSchedulesFile(text, path);
 }
+
+/** The next time a schedule fires after `after`. */
+export function nextFireAt(spec: ScheduleSpec, after: Date = new Date()): Date {
+  return CronExpressionParser.parse(spec.cron, { tz: spec.timezone, currentDate: after }).next().toDate();
+}

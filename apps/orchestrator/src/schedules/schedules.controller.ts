@@ -1,0 +1,45 @@
+import { BadRequestException, Controller, Get, Inject, NotFoundException, Param, Query, ServiceUnavailableException, UseGuards } from '@nestjs/common';
+import { nextFireAt, type ScheduleService } from '@sqlsweep/orchestration';
+import { BearerGuard } from '../bearer.guard';
+import { SchedulesHost } from './schedules.host';
+
+const limitOf = (raw: string | undefined, fallback: number): number => {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new BadRequestException(`limit: expected an integer from 1 to 1000, got "${raw}"`);
+  return n;
+};
+
+/** Schedules, their runs over time (the dashboard's trend view) and regression alerts. */
+@Controller()
+@UseGuards(BearerGuard)
+export class SchedulesController {
+  constructor(@Inject(SchedulesHost) private readonly host: SchedulesHost) {}
+
+  private service(): ScheduleService {
+    const s = this.host.schedules;
+    if (!s) throw new ServiceUnavailableException('this orchestrator runs no schedules (no schedules file)');
+    return s;
+  }
+
+  @Get('schedules')
+  async list() {
+    const service = this.service();
+    return Promise.all(Object.entries(service.schedules).map(async ([name, spec]) => {
+      const [last] = await service.repository.scheduleRuns(name, 1);
+      return { name, ...spec, nextFireAt: nextFireAt(spec).toISOString(), lastRun: last ?? null };
+    }));
+  }
+
+  @Get('schedules/:name/runs')
+  async runs(@Param('name') name: string, @Query('limit') limit?: string) {
+    const service = this.service();
+    if (!(name in service.schedules)) throw new NotFoundException(`no schedule "${name}"`);
+    return service.repository.scheduleRuns(name, limitOf(limit, 100));
+  }
+
+  @Get('alerts')
+  async alerts(@Query('schedule') schedule?: string, @Query('limit') limit?: string) {
+    return this.service().repository.listAlerts({ schedule, limit: limitOf(limit, 100) });
+  }
+}

@@ -1,0 +1,75 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Queue } from 'bullmq';
+import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
+import { OrchestratorCore } from '@sqlsweep/orchestration';
+// nx-ignore-next-line
+import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { BearerGuard } from '../bearer.guard';
+import { ORCHESTRATOR_CORE, ORCHESTRATOR_ENV } from '../tokens';
+import { schedulesControllers, schedulesProviders } from './index';
+
+describe('the orchestrator schedules provider and endpoints (real Redis and Postgres)', () => {
+  const prefix = testQueuePrefix();
+  let t: TestDatabase;
+  let core: OrchestratorCore;
+  let app: INestApplication;
+  let url: string;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    const file = join(mkdtempSync(join(tmpdir(), 'sqlsweep-schedules-')), 'schedules.yaml');
+    writeFileSync(file, 'schedules:\n  nightly-demo:\n    cron: "0 2 * * *"\n    timezone: Europe/Berlin\n    sweep: configs/sweeps/demo.yaml\n');
+    const env = {
+      ...parseEnv(appEnvSchemas.orchestrator, { DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0' }),
+      SQLSWEEP_SCHEDULES_FILE: file,
+    };
+    core = new OrchestratorCore({ databaseUrl: t.url, redisUrl: env.REDIS_URL, queuePrefix: prefix, modelsFile: 'configs/models.yaml', providerEnv: {} });
+    @Module({
+      controllers: [...schedulesControllers],
+      providers: [{ provide: ORCHESTRATOR_ENV, useValue: env }, { provide: ORCHESTRATOR_CORE, useValue: core }, BearerGuard, ...schedulesProviders],
+    })
+    class TestModule {}
+    app = await NestFactory.create(TestModule, { logger: ['error'] });
+    await app.listen(0, '127.0.0.1');
+    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    queue = new Queue('schedules', { connection: { url: env.REDIS_URL }, prefix });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await queue?.obliterate({ force: true });
+    await queue?.close();
+    await core?.close();
+    await t?.drop();
+  });
+
+  it('reconciles the job schedulers from the schedules file at start', async () => {
+    const schedulers = await queue.getJobSchedulers(0, -1);
+    expect(schedulers.map((s) => [s.key, s.pattern, s.tz])).toEqual([['nightly-demo', '0 2 * * *', 'Europe/Berlin']]);
+  });
+
+  it('lists the schedules with their next fire and no runs yet', async () => {
+    const res = await fetch(`${url}/schedules`);
+    expect(res.status).toBe(200);
+    const [s] = (await res.json()) as Array<{ name: string; nextFireAt: string; lastRun: unknown }>;
+    expect(s).toMatchObject({ name: 'nightly-demo', cron: '0 2 * * *', timezone: 'Europe/Berlin', sweep: 'configs/sweeps/demo.yaml', lastRun: null });
+    // 02:00 in Berlin is 01:00 UTC in winter.
+    expect(new Date(s.nextFireAt).getUTCHours()).toBe(1);
+    expect(new Date(s.nextFireAt).getTime()).toBeGreaterThan(Date.now());
+    expect(await (await fetch(`${url}/schedules/nightly-demo/runs`)).json()).toEqual([]);
+    expect(await (await fetch(`${url}/alerts`)).json()).toEqual([]);
+  });
+
+  it('answers 404 for an unknown schedule and 400 for a bad limit', async () => {
+    const unknown = await fetch(`${url}/schedules/nope/runs`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toMatch(/no schedule \\?"nope\\?"/);
+    const bad = await fetch(`${url}/alerts?limit=0`);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/limit: expected an integer from 1 to 1000/);
+  });
+});
