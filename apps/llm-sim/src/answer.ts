@@ -2,7 +2,10 @@ import { corruptSql, type CorruptionKind } from './corrupt-sql';
 import type { GoldIndex, GoldItem } from './gold-index';
 import { seededRng, type Rng } from './rng';
 
-export type StageProtocol = 'sql' | 'tables' | 'sub_questions' | 'skeleton' | 'explanation';
+import { methodProtocols } from './protocols';
+
+/** A built-in protocol, or the name of a protocol a pipeline contributed (protocols/). */
+export type StageProtocol = 'sql' | 'tables' | 'sub_questions' | 'skeleton' | 'explanation' | `method:${string}`;
 
 export interface SimAnswer {
   text: string;
@@ -26,6 +29,8 @@ export interface AnswerParams {
  */
 export function detectProtocol(instructions: string): StageProtocol {
   const t = instructions.toLowerCase();
+  const contributed = methodProtocols.find((p) => p.detect(t));
+  if (contributed) return `method:${contributed.name}`;
   if (/\bskeleton\b/.test(t)) return 'skeleton';
   if (/\bsub-?questions?\b|\bdecompose\b/.test(t)) return 'sub_questions';
   // "Use only the relevant tables" in a SQL prompt must not turn it into a table-list prompt.
@@ -57,7 +62,12 @@ function subQuestionsOf(item: GoldItem, rng: Rng, correct: boolean): string[] {
   return list;
 }
 
-function render(protocol: StageProtocol, item: GoldItem, sql: string, rng: Rng, correct: boolean): string {
+function render(protocol: StageProtocol, item: GoldItem, sql: string, rng: Rng, correct: boolean, prompt: string): string {
+  if (protocol.startsWith('method:')) {
+    const contributed = methodProtocols.find((p) => `method:${p.name}` === protocol);
+    if (!contributed) throw new Error(`unknown simulator protocol ${protocol}`);
+    return contributed.render({ item, sql, rng, correct, prompt });
+  }
   switch (protocol) {
     case 'sql':
       return `\`\`\`sql\n${sql}\n\`\`\``;
@@ -69,6 +79,8 @@ function render(protocol: StageProtocol, item: GoldItem, sql: string, rng: Rng, 
       return subQuestionsOf(item, rng, correct).map((q, i) => `${i + 1}. ${q}`).join('\n');
     case 'explanation':
       return `The query reads ${tablesOf(sql).join(', ') || 'the tables'} to answer "${item.question}":\n\`\`\`sql\n${sql}\n\`\`\``;
+    default:
+      throw new Error(`unknown simulator protocol ${protocol}`);
   }
 }
 
@@ -77,11 +89,11 @@ function render(protocol: StageProtocol, item: GoldItem, sql: string, rng: Rng, 
  * deterministically by (seed, model, question, temperature, sample index). At temperature 0 every sample
  * is the same, as with a real model.
  */
-export function answerFor(index: GoldIndex, item: GoldItem, protocol: StageProtocol, p: AnswerParams): SimAnswer {
+export function answerFor(index: GoldIndex, item: GoldItem, protocol: StageProtocol, p: AnswerParams, prompt = ''): SimAnswer {
   const sample = p.temperature > 0 ? p.sampleIndex : 0;
   const rng = seededRng(p.seed, p.model, item.dbId, item.question, p.temperature, sample);
   const correct = rng() < p.accuracy;
-  if (correct) return { text: render(protocol, item, item.sql, rng, true), protocol, correct, item };
+  if (correct) return { text: render(protocol, item, item.sql, rng, true, prompt), protocol, correct, item };
   const corruption = corruptSql(item.sql, rng, index.columnsNear(item));
-  return { text: render(protocol, item, corruption.sql, rng, false), protocol, correct, corruption: corruption.kind, item };
+  return { text: render(protocol, item, corruption.sql, rng, false, prompt), protocol, correct, corruption: corruption.kind, item };
 }

@@ -279,7 +279,7 @@ export class LlmSimulator {
       accuracy: cfg.accuracy,
       temperature: conv.temperature,
       sampleIndex: conv.sampleIndex,
-    });
+    }, conv.messages.map((m) => m.content).join('\n'));
 
     const enc = tokenizer();
     let outTokens = enc.encode(answer.text, 'all');

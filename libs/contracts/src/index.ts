@@ -1,4 +1,5 @@
 export * from './pipeline-params';
+export { grid } from './pipelines/grid';
 export * from './sweep-config';
 export * from './variants';
 export * from './stages';

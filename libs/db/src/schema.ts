@@ -43,11 +43,13 @@ export interface ItemResultsTable {
   run_id: string; variant_id: string; item_id: string; final_stage_key: string; correct: boolean; errored: boolean;
   reason: string; predicted_sql: string | null; difficulty: string | null; input_tokens: number; output_tokens: number;
   cost_usd: number; latency_ms: number; simulated: boolean; created_at: Timestamp;
+  metrics: ColumnType<Record<string, number>, string | undefined, string>;
 }
 export interface RunSummariesTable {
   run_id: string; variant_id: string; items: number; correct: number; errors: number; ex: number;
   input_tokens: ColumnType<string, number, number>; output_tokens: ColumnType<string, number, number>;
   cost_usd: number; wall_ms: number; simulated: boolean;
+  metrics: ColumnType<Record<string, number>, string | undefined, string>;
 }
 
 export interface Database {

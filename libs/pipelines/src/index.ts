@@ -5,4 +5,6 @@ export * from './template';
 export * from './parse-sql';
 export * from './registry';
 export type { EvaluateOutput, GeneratedSql } from './stages/common';
-export { parseGeneratedSql } from './stages/zero-shot';
+export { parseGeneratedSql } from './methods/zero-shot';
+export { evaluateStage, goldStage } from './stages/common';
+export * from './method';

@@ -1,16 +1,30 @@
-import type { PipelineName } from '@sqlsweep/contracts';
+import { pipelineNames, type PipelineName } from '@sqlsweep/contracts';
+import type { MethodModule } from './method';
+import { zeroShotMethod } from './methods/zero-shot';
 import type { PipelineDefinition } from './pipeline';
 import type { StageImplementation } from './stage-context';
 import { evaluateStage, goldStage } from './stages/common';
-import { zeroShotGenerate, zeroShotPipeline } from './stages/zero-shot';
 
-export const pipelines: Record<PipelineName, PipelineDefinition> = {
-  'zero-shot': zeroShotPipeline,
-};
+/** Every method. A method adds one import and one entry here. */
+const methods: MethodModule[] = [
+  zeroShotMethod,
+];
+
+function collect<T>(part: (m: MethodModule) => Record<string, T>, what: string, base: Record<string, T> = {}): Record<string, T> {
+  const all: Record<string, T> = { ...base };
+  for (const m of methods) {
+    for (const [name, value] of Object.entries(part(m))) {
+      if (name in all) throw new Error(`two methods define the ${what} "${name}"`);
+      all[name] = value;
+    }
+  }
+  return all;
+}
+
+export const pipelines = collect((m) => m.pipelines, 'pipeline') as Record<PipelineName, PipelineDefinition>;
 
 /** Every stage name the system knows, with the code that computes it. */
-export const stageImplementations: Record<string, StageImplementation> = {
-  gold: goldStage,
-  evaluate: evaluateStage,
-  'zero-shot.generate': zeroShotGenerate,
-};
+export const stageImplementations: Record<string, StageImplementation> = collect((m) => m.stages, 'stage', { gold: goldStage, evaluate: evaluateStage });
+
+const unimplemented = pipelineNames.filter((n) => !(n in pipelines));
+if (unimplemented.length) throw new Error(`pipelines with a grid but no implementation: ${unimplemented.join(', ')}`);

@@ -3,7 +3,8 @@ import type { PipelineDefinition, StageNode } from '../pipeline';
 import { parseSqlAnswer } from '../parse-sql';
 import type { EstimateContext, LlmCall, LlmStage } from '../stage-context';
 import { loadTemplate, renderTemplate } from '../template';
-import type { GeneratedSql } from './common';
+import type { GeneratedSql } from '../stages/common';
+import type { MethodModule } from '../method';
 
 const template = loadTemplate('zero-shot.generate');
 
@@ -44,4 +45,9 @@ export const zeroShotGenerate: LlmStage = {
   prompt: zeroShotPrompt,
   estimate: zeroShotPrompt,
   parse: (response) => parseGeneratedSql(response.output),
+};
+
+export const zeroShotMethod: MethodModule = {
+  pipelines: { 'zero-shot': zeroShotPipeline },
+  stages: { 'zero-shot.generate': zeroShotGenerate },
 };

@@ -1,0 +1,9 @@
+import type { MethodProtocol } from './protocol';
+
+export type { MethodProtocol } from './protocol';
+
+/**
+ * Protocols contributed by the pipelines, checked before the built-in ones, in this order. One import and one
+ * entry per method file.
+ */
+export const methodProtocols: MethodProtocol[] = [];
