@@ -1,51 +1,258 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
+import { apiRoutes } from '@sqlsweep/contracts';
+import { DatasetRepository } from '@sqlsweep/db';
+import { registerDataset } from '@sqlsweep/orchestration';
+import { Queue } from '@sqlsweep/queue';
 // nx-ignore-next-line
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import { createOrchestratorApp } from './app';
 
-describe('orchestrator HTTP app', () => {
+const token = 'test-token-0123456789';
+const demoConfig = `name: api-demo
+dataset: minibench
+split: dev
+items: { limit: 6 }
+models: [sim-strong, sim-weak]
+pipelines:
+  - pipeline: zero-shot
+    grid:
+      temperature: [0]
+`;
+
+async function start(t: TestDatabase, prefix: string, extra: Record<string, string>, dashboardDir?: string): Promise<{ app: INestApplication; url: string }> {
+  const env = parseEnv(appEnvSchemas.orchestrator, {
+    DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0', SQLSWEEP_API_TOKEN: token, ...extra,
+  });
+  const app = await createOrchestratorApp(env, { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' }, { dashboardDir });
+  await app.listen(0, '127.0.0.1');
+  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
+}
+
+/** Waiting (incl. prioritized) stage jobs under a prefix, read straight from Redis. */
+async function waitingStageJobs(prefix: string): Promise<number> {
+  let n = 0;
+  for (const name of ['stage-llm', 'stage-sql', 'stage-retrieval']) {
+    const q = new Queue(name, { connection: { url: process.env.REDIS_URL }, prefix });
+    const c = await q.getJobCounts('waiting', 'prioritized', 'delayed');
+    n += c.waiting + c.prioritized + c.delayed;
+    await q.close();
+  }
+  return n;
+}
+
+describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
   let t: TestDatabase;
   let app: INestApplication;
   let url: string;
-  const token = 'test-token-0123456789';
+  const prefix = testQueuePrefix();
+  const dashboardDir = mkdtempSync(join(tmpdir(), 'dashboard-dist-'));
+  writeFileSync(join(dashboardDir, 'index.html'), '<!doctype html><title>sqlsweep dashboard</title>');
+  writeFileSync(join(dashboardDir, 'app.js'), 'console.log(1)');
+
+  const auth = { authorization: `Bearer ${token}` };
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
+  // Response bodies are checked field by field below, so they are read loosely typed.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const getJson = async (path: string): Promise<any> => {
+    const res = await get(path);
+    expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    return res.json();
+  };
+  const post = (path: string, body?: unknown, withAuth = true) => fetch(`${url}${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...(withAuth ? auth : {}) }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const expect400 = async (res: Response, field: string, reason: RegExp) => {
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_request', field, reason: expect.stringMatching(reason) });
+  };
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    const env = parseEnv(appEnvSchemas.orchestrator, {
-      DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: testQueuePrefix(), PORT: '0', SQLSWEEP_API_TOKEN: token,
+    await registerDataset(new DatasetRepository(t.db), {
+      name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-api-')),
     });
-    app = await createOrchestratorApp(env, { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' });
-    await app.listen(0, '127.0.0.1');
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    ({ app, url } = await start(t, prefix, {}, dashboardDir));
   });
   afterAll(async () => {
     await app?.close();
     await t?.drop();
   });
 
-  const post = (body: unknown, auth = true) => fetch(`${url}/runs`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body),
+  it('answers health under /api and an empty run list; the old root routes are gone', async () => {
+    expect(await getJson('/api/health')).toEqual({ status: 'ok', queues: expect.any(Object) });
+    expect(await getJson('/api/runs')).toEqual([]);
+    expect((await get('/runs', { accept: 'application/json' })).status).toBe(404);
   });
 
-  it('reports health and an empty run list', async () => {
-    expect((await fetch(`${url}/health`)).status).toBe(200);
-    expect(await (await fetch(`${url}/runs`)).json()).toEqual([]);
+  it('lists dataset versions and pages their items', async () => {
+    const versions = await getJson('/api/datasets');
+    expect(versions).toEqual([expect.objectContaining({ datasetName: 'minibench', format: 'minibench', itemCount: expect.any(Number), databases: expect.any(Number) })]);
+    const dev = await t.db.selectFrom('dataset_items').select(['item_id', 'question']).where('split', '=', 'dev').orderBy('position').execute();
+    const page = await getJson(`/api/datasets/${versions[0].id}/items?limit=5&offset=2`);
+    expect(page.total).toBe(dev.length);
+    expect(page.items.map((i: { itemId: string }) => i.itemId)).toEqual(dev.slice(2, 7).map((d) => d.item_id));
+    expect((await get('/api/datasets/99999/items')).status).toBe(404);
+    await expect400(await get('/api/datasets/abc/items'), 'path.versionId', /positive integer/);
+    await expect400(await get(`/api/datasets/${versions[0].id}/items?limit=0`), 'query.limit', /./);
+    await expect400(await get(`/api/datasets/${versions[0].id}/items?split=test`), 'query.split', /./);
   });
 
-  it('guards state changes with the bearer token', async () => {
-    expect((await post({ config: 'name: x' }, false)).status).toBe(401);
+  it('refuses bad requests with 400 naming the field and the reason, writing nothing', async () => {
+    await expect400(await post('/api/runs', {}), 'body.config', /YAML string/);
+    await expect400(await post('/api/runs', { config: demoConfig, extra: 1 }), 'body.extra', /unrecognized|Unrecognized/);
+    await expect400(await post('/api/runs', { config: demoConfig, dryRun: 'yes' }), 'body.dryRun', /boolean/);
+    const badConfig = await post('/api/runs', { source: 'sweep.yaml', config: 'name: x\ndataset: nowhere\nmodels: [sim-strong]\npipelines:\n  - pipeline: zero-shot\n' });
+    expect(badConfig.status).toBe(400);
+    expect(await badConfig.json()).toEqual({ error: 'invalid_config', source: 'sweep.yaml', path: 'dataset', reason: expect.stringMatching(/no registered dataset "nowhere"/) });
+    await expect400(await get('/api/runs?status=finished'), 'query.status', /./);
+    await expect400(await get('/api/runs?limit=-1'), 'query.limit', /./);
+    await expect400(await get('/api/runs?color=red'), 'query.color', /nrecognized/);
+    await expect400(await get('/api/runs/not-a-uuid'), 'path.runId', /UUID/);
+    await expect400(await get('/api/sweeps/nope'), 'path.sweepId', /UUID/);
+    await expect400(await get('/api/compare?runA=00000000-0000-4000-8000-000000000000'), 'query.runB', /./);
+    expect(await getJson('/api/runs')).toEqual([]);
+    expect((await get('/api/runs/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await get('/api/sweeps/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await post('/api/runs/00000000-0000-4000-8000-000000000000/cancel')).status).toBe(404);
   });
 
-  it('refuses a bad config with 400 naming the path and the reason, writing nothing', async () => {
-    const res = await post({ source: 'sweep.yaml', config: 'name: x\ndataset: nowhere\nmodels: [sim-strong]\npipelines:\n  - pipeline: zero-shot\n' });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'invalid_config', source: 'sweep.yaml', path: 'dataset', reason: expect.stringMatching(/no registered dataset "nowhere"/) });
-    expect(await (await fetch(`${url}/runs`)).json()).toEqual([]);
+  it('guards state changes with the bearer token; reads are open by config', async () => {
+    expect((await post('/api/runs', { config: demoConfig }, false)).status).toBe(401);
+    const wrong = await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong-token-0123456789' }, body: JSON.stringify({ config: demoConfig }) });
+    expect(wrong.status).toBe(401);
+    expect((await get('/api/runs')).status).toBe(200);
+    expect((await get('/queues')).status).toBe(200);
+    expect((await fetch(`${url}/queues/api/queues/stage-llm/clean/completed`, { method: 'PUT' })).status).toBe(401);
+    expect(await waitingStageJobs(prefix)).toBe(0);
+
+    const closed = await start(t, testQueuePrefix(), { SQLSWEEP_OPEN_READS: 'false' });
+    try {
+      for (const path of ['/api/runs', '/api/datasets', '/metrics', '/queues', '/api/compare?runA=x']) {
+        expect({ path, status: (await fetch(`${closed.url}${path}`)).status }).toEqual({ path, status: 401 });
+      }
+      expect((await fetch(`${closed.url}/api/runs`, { headers: auth })).status).toBe(200);
+      expect((await fetch(`${closed.url}/metrics`, { headers: auth })).status).toBe(200);
+      expect((await fetch(`${closed.url}/queues`, { headers: auth })).status).toBe(200);
+      expect((await fetch(`${closed.url}/api/openapi.json`)).status).toBe(200);
+    } finally {
+      await closed.app.close();
+    }
   });
 
-  it('answers 404 for an unknown run and 400 for a malformed id', async () => {
-    expect((await fetch(`${url}/runs/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
-    expect((await fetch(`${url}/runs/not-a-uuid`)).status).toBe(400);
+  it('creates a run (dry run first), shows its status, then cancels it and takes its queued jobs off', async () => {
+    const dry = await post('/api/runs', { config: demoConfig, source: 'api-demo.yaml', dryRun: true });
+    expect(dry.status).toBe(201);
+    expect(await dry.json()).toEqual(expect.objectContaining({ dryRun: true, variants: 2, items: 6, simulated: true }));
+    expect(await getJson('/api/runs')).toEqual([]);
+
+    const created = await post('/api/runs', { config: demoConfig, source: 'api-demo.yaml' });
+    expect(created.status).toBe(201);
+    const { runId } = (await created.json()) as { runId: string };
+    const queued = await waitingStageJobs(prefix);
+    expect(queued).toBeGreaterThan(0);
+
+    const list = await getJson('/api/runs?status=running');
+    expect(list).toEqual([expect.objectContaining({ id: runId, sweepName: 'api-demo', status: 'running', itemCount: 6, variantCount: 2, simulated: true })]);
+    expect(await getJson('/api/runs?status=done')).toEqual([]);
+    const detail = await getJson(`/api/runs/${runId}`);
+    expect(detail).toEqual(expect.objectContaining({ itemsDone: 0, itemsPlanned: 12, costSoFarUsd: 0, etaSeconds: null, leaderboard: [] }));
+    expect(detail.progress.length).toBeGreaterThan(0);
+    expect(detail.progress.every((p: { planned: number; done: number }) => p.planned > 0 && p.done === 0)).toBe(true);
+
+    const variants = await getJson(`/api/runs/${runId}/variants`);
+    expect(variants.map((v: { model: string }) => v.model).sort()).toEqual(['sim-strong', 'sim-weak']);
+    const sweeps = await getJson('/api/sweeps');
+    expect(sweeps).toEqual([expect.objectContaining({ name: 'api-demo', source: 'api-demo.yaml', runIds: [runId] })]);
+    expect((await getJson(`/api/sweeps/${sweeps[0].id}`)).config).toEqual(expect.objectContaining({ name: 'api-demo', models: ['sim-strong', 'sim-weak'] }));
+
+    const items = await getJson(`/api/runs/${runId}/items`);
+    expect(items).toEqual({ items: [], total: 0, limit: 50, offset: 0 });
+    const firstItem = (await t.db.selectFrom('dataset_items').select('item_id').where('split', '=', 'dev').orderBy('position').executeTakeFirstOrThrow()).item_id;
+    const drill = await getJson(`/api/runs/${runId}/items/${encodeURIComponent(firstItem)}`);
+    expect(drill.variants).toHaveLength(2);
+    expect(drill.variants[0].result).toBeNull();
+    expect(drill.variants[0].stages.length).toBeGreaterThan(1);
+    expect(drill.variants[0].stages.every((s: { status: string }) => s.status === 'pending')).toBe(true);
+    const stages = await getJson(`/api/runs/${runId}/variants/${variants[0].id}/items/${encodeURIComponent(firstItem)}/stages`);
+    expect(stages.map((s: { stage: string }) => s.stage)).toEqual(drill.variants.find((v: { variantId: string }) => v.variantId === variants[0].id).stages.map((s: { stage: string }) => s.stage));
+    expect((await get(`/api/runs/${runId}/items/no-such-item`)).status).toBe(404);
+    expect((await get(`/api/runs/${runId}/variants/${variants[0].id}/items/no-such-item/stages`)).status).toBe(404);
+
+    const csv = await get(`/api/runs/${runId}/export?format=csv`);
+    expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
+    expect(await csv.text()).toMatch(/^variantId,variantLabel,itemId,dbId,difficulty,correct,errored,reason,predictedSql,goldSql,question,inputTokens,outputTokens,costUsd,latencyMs,simulated\r\n$/);
+    await expect400(await get(`/api/runs/${runId}/export?format=spider`), 'query.variantId', /2 variants/);
+    await expect400(await get(`/api/runs/${runId}/export?format=xml`), 'query.format', /./);
+
+    const metrics = await (await get('/metrics')).text();
+    const waitingLlm = Number(/sqlsweep_queue_jobs\{queue="stage-llm",state="prioritized"\} (\d+)/.exec(metrics)?.[1]) + Number(/sqlsweep_queue_jobs\{queue="stage-llm",state="waiting"\} (\d+)/.exec(metrics)?.[1]);
+    const waitingSql = Number(/sqlsweep_queue_jobs\{queue="stage-sql",state="prioritized"\} (\d+)/.exec(metrics)?.[1]) + Number(/sqlsweep_queue_jobs\{queue="stage-sql",state="waiting"\} (\d+)/.exec(metrics)?.[1]);
+    expect(waitingLlm + waitingSql).toBe(queued);
+    expect(metrics).toMatch(/sqlsweep_runs\{status="running"\} 1/);
+
+    expect((await post(`/api/runs/${runId}/cancel`, undefined, false)).status).toBe(401);
+    const cancel = await post(`/api/runs/${runId}/cancel`);
+    expect(cancel.status).toBe(201);
+    expect(await cancel.json()).toEqual({ runId, status: 'cancelled', removedJobs: queued });
+    expect(await waitingStageJobs(prefix)).toBe(0);
+    expect((await t.db.selectFrom('runs').select('status').where('id', '=', runId).executeTakeFirstOrThrow()).status).toBe('cancelled');
+    expect(await (await post(`/api/runs/${runId}/cancel`)).json()).toEqual({ runId, status: 'cancelled', removedJobs: 0 });
+    await expect400(await post(`/api/runs/${runId}/resume`), 'path.runId', /cancelled/);
+    expect((await getJson(`/api/runs/${runId}`)).etaSeconds).toBeNull();
+  });
+
+  it('keeps the queued jobs that another running run still needs when one is cancelled', async () => {
+    const first = (await (await post('/api/runs', { config: demoConfig })).json()) as { runId: string };
+    const queued = await waitingStageJobs(prefix);
+    const second = (await (await post('/api/runs', { config: demoConfig })).json()) as { runId: string };
+    expect(await waitingStageJobs(prefix)).toBe(queued);
+    expect(await (await post(`/api/runs/${first.runId}/cancel`)).json()).toEqual({ runId: first.runId, status: 'cancelled', removedJobs: 0 });
+    expect(await waitingStageJobs(prefix)).toBe(queued);
+    expect((await post(`/api/runs/${second.runId}/resume`)).status).toBe(201);
+    expect(await (await post(`/api/runs/${second.runId}/cancel`)).json()).toEqual({ runId: second.runId, status: 'cancelled', removedJobs: queued });
+  });
+
+  it('filters and sorts only through the allow-list', async () => {
+    const [run] = await getJson('/api/runs');
+    await expect400(await get(`/api/runs/${run.id}/items?sort=${encodeURIComponent('item_id; DROP TABLE runs')}`), 'query.sort', /./);
+    await expect400(await get(`/api/runs/${run.id}/items?order=sideways`), 'query.order', /./);
+    await expect400(await get(`/api/runs/${run.id}/items?correct=maybe`), 'query.correct', /./);
+    await expect400(await get(`/api/runs/${run.id}/items?variantId=x`), 'query.variantId', /./);
+    expect((await getJson(`/api/runs/${run.id}/items?q=${encodeURIComponent("' OR 1=1 --")}&dbId=${encodeURIComponent("x' OR '1'='1")}`)).total).toBe(0);
+    await expect400(await get(`/api/runs/${run.id}/param-sweep`), 'query.knob', /./);
+    await expect400(await get(`/api/runs/${run.id}/param-sweep?knob=theta`), 'query.knob', /no variant of this run has "theta"/);
+  });
+
+  it('publishes an OpenAPI document generated from the contracts, listing every route', async () => {
+    const doc = await getJson('/api/openapi.json');
+    expect(doc.openapi).toBe('3.1.0');
+    for (const route of apiRoutes) {
+      const op = doc.paths[`/api${route.path}`]?.[route.method];
+      expect({ route: route.path, op: op !== undefined }).toEqual({ route: route.path, op: true });
+      if (route.query) {
+        const names = op.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort();
+        expect(names).toEqual(Object.keys(route.query.shape).sort());
+      }
+    }
+    const items = doc.paths['/api/runs/{runId}/items'].get;
+    expect(items.parameters.find((p: { name: string }) => p.name === 'sort').schema.enum).toContain('cost_usd');
+    expect(items.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ItemResultsPage' });
+    expect(doc.components.schemas.ItemResultsPage.properties.items.items).toEqual({ $ref: '#/components/schemas/ItemResult' });
+    expect(doc.components.schemas.ItemResult.properties.simulated).toEqual({ type: 'boolean' });
+    expect(JSON.stringify(doc)).not.toContain('$defs');
+    const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]);
+    expect(refs.filter((r) => !(r in doc.components.schemas))).toEqual([]);
+  });
+
+  it('serves the dashboard build at / with page routes falling back to index.html', async () => {
+    expect(await (await get('/', { accept: 'text/html' })).text()).toContain('sqlsweep dashboard');
+    expect(await (await get('/app.js')).text()).toBe('console.log(1)');
+    expect(await (await get('/runs/abc/compare', { accept: 'text/html' })).text()).toContain('sqlsweep dashboard');
+    const missing = await get('/api/nothing-here', { accept: 'text/html' });
+    expect(missing.status).toBe(404);
   });
 });

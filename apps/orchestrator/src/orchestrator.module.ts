@@ -1,19 +1,34 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppEnv } from '@sqlsweep/config';
+import { ApiMetricsRepository, ApiReadRepository } from '@sqlsweep/db';
 import { OrchestratorCore } from '@sqlsweep/orchestration';
-import { RunsController } from './runs.controller';
 import { BearerGuard } from './bearer.guard';
-import { ORCHESTRATOR_CORE, ORCHESTRATOR_ENV } from './tokens';
+import { CatalogController } from './catalog.controller';
+import { CompareController } from './compare.controller';
+import { createMetricsRegistry } from './metrics';
+import { MetricsController } from './metrics.controller';
+import { OpenApiController } from './openapi.controller';
+import { ResultsController } from './results.controller';
+import { RunsController } from './runs.controller';
+import { API_METRICS, API_READS, METRICS_REGISTRY, ORCHESTRATOR_CORE, ORCHESTRATOR_ENV } from './tokens';
 
 @Module({})
 export class OrchestratorModule implements OnApplicationShutdown {
   constructor(@Inject(ORCHESTRATOR_CORE) private readonly core: OrchestratorCore) {}
 
   static forCore(env: AppEnv<'orchestrator'>, core: OrchestratorCore): DynamicModule {
+    const metricsRepo = new ApiMetricsRepository(core.db);
     return {
       module: OrchestratorModule,
-      controllers: [RunsController],
-      providers: [{ provide: ORCHESTRATOR_ENV, useValue: env }, { provide: ORCHESTRATOR_CORE, useValue: core }, BearerGuard],
+      controllers: [RunsController, ResultsController, CatalogController, CompareController, OpenApiController, MetricsController],
+      providers: [
+        { provide: ORCHESTRATOR_ENV, useValue: env },
+        { provide: ORCHESTRATOR_CORE, useValue: core },
+        { provide: API_READS, useValue: new ApiReadRepository(core.db) },
+        { provide: API_METRICS, useValue: metricsRepo },
+        { provide: METRICS_REGISTRY, useValue: createMetricsRegistry(metricsRepo, core.queue) },
+        BearerGuard,
+      ],
     };
   }
 

@@ -6,3 +6,5 @@ export * from './stage.repository';
 export * from './run.repository';
 export * from './llm-cache.repository';
 export * from './schedule.repository';
+export * from './api-read.repository';
+export * from './api-metrics.repository';

@@ -4,3 +4,4 @@ export * from './register-dataset';
 export * from './core';
 export * from './compare';
 export * from './schedules';
+export * from './export';

@@ -93,6 +93,7 @@ export const cancelRunResponseSchema = z.object({
   /** Waiting stage jobs of this run taken off the queues. */
   removedJobs: z.number().int(),
 }).meta({ id: 'CancelRunResponse' });
+export type CancelRunResponse = z.infer<typeof cancelRunResponseSchema>;
 
 export const resumeRunResponseSchema = z.object({ runId: z.string().uuid() }).catchall(z.unknown()).meta({ id: 'ResumeRunResponse' });
 

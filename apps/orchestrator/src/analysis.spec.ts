@@ -1,0 +1,39 @@
+import { paretoFlags } from './pareto';
+import { paramSweep, type KnobVariant } from './param-sweep';
+
+describe('paretoFlags', () => {
+  it('keeps the points no other point beats on both cost and accuracy', () => {
+    const points = [
+      { ex: 60, costUsd: 1 }, // front: cheapest
+      { ex: 70, costUsd: 2 }, // front
+      { ex: 65, costUsd: 3 }, // dominated by 70 @ 2
+      { ex: 70, costUsd: 2.5 }, // dominated: same EX, costlier
+      { ex: 80, costUsd: 5 }, // front: most accurate
+    ];
+    expect(paretoFlags(points)).toEqual([true, true, false, false, true]);
+  });
+
+  it('keeps identical points both', () => {
+    expect(paretoFlags([{ ex: 50, costUsd: 1 }, { ex: 50, costUsd: 1 }])).toEqual([true, true]);
+  });
+});
+
+describe('paramSweep', () => {
+  const v = (id: string, knobs: KnobVariant['knobs'], ex: number): KnobVariant => ({ variantId: id, label: id, knobs, ex, items: 10, simulated: true });
+
+  it('draws one line per combination of the other knobs, ordered by the knob', () => {
+    const out = paramSweep([
+      v('a', { model: 'm1', shots: 4 }, 40), v('b', { model: 'm1', shots: 0 }, 20), v('c', { model: 'm2', shots: 0 }, 30),
+      v('d', { model: 'm1', shots: 8 }, 50), v('e', { model: 'm2' }, 99),
+    ], 'shots');
+    expect(out.values).toEqual([0, 4, 8]);
+    expect(out.series).toEqual([
+      { fixed: { model: 'm1' }, points: [expect.objectContaining({ value: 0, ex: 20 }), expect.objectContaining({ value: 4, ex: 40 }), expect.objectContaining({ value: 8, ex: 50 })] },
+      { fixed: { model: 'm2' }, points: [expect.objectContaining({ value: 0, ex: 30, variantId: 'c' })] },
+    ]);
+  });
+
+  it('returns nothing for a knob no variant has', () => {
+    expect(paramSweep([v('a', { model: 'm1' }, 1)], 'theta')).toEqual({ values: [], series: [] });
+  });
+});

@@ -1,0 +1,81 @@
+import type { ComparisonDto, CostAccuracyDto } from '@sqlsweep/contracts';
+import type { ApiReadRepository } from '@sqlsweep/db';
+import { mcnemar, pairedBootstrap } from '@sqlsweep/orchestration';
+import { paretoFlags } from './pareto';
+import { ApiRequestError } from './request-error';
+
+type VariantRecord = Awaited<ReturnType<ApiReadRepository['variants']>>[number];
+interface Side { runId: string; variant: VariantRecord }
+
+const CONFIDENCE = 0.95;
+
+/**
+ * Resolves both sides: a named variant must belong to its run; an unnamed one is the run's only variant, or the
+ * variant with the other side's variant key (two runs of the same sweep).
+ */
+export async function resolveSides(repo: ApiReadRepository, q: { runA: string; variantA?: string; runB: string; variantB?: string }): Promise<[Side, Side]> {
+  const [va, vb] = await Promise.all([repo.variants(q.runA), repo.variants(q.runB)]);
+  if (va.length === 0) throw new ApiRequestError('query.runA', `no run ${q.runA} with variants`);
+  if (vb.length === 0) throw new ApiRequestError('query.runB', `no run ${q.runB} with variants`);
+  const named = (list: VariantRecord[], id: string | undefined, field: string) => {
+    if (id === undefined) return undefined;
+    const v = list.find((x) => x.id === id);
+    if (!v) throw new ApiRequestError(field, `variant ${id} is not part of the run`);
+    return v;
+  };
+  let a = named(va, q.variantA, 'query.variantA');
+  let b = named(vb, q.variantB, 'query.variantB');
+  const pick = (list: VariantRecord[], other: VariantRecord | undefined, field: string) => {
+    if (other) {
+      const same = list.find((x) => x.variant_key === other.variant_key);
+      if (same) return same;
+    }
+    if (list.length === 1) return list[0];
+    throw new ApiRequestError(field, `the run has ${list.length} variants${other ? ` and none with the key of ${other.label}` : ''}: name one`);
+  };
+  a ??= pick(va, b, 'query.variantA');
+  b ??= pick(vb, a, 'query.variantB');
+  return [{ runId: q.runA, variant: a }, { runId: q.runB, variant: b }];
+}
+
+export async function compare(repo: ApiReadRepository, q: { runA: string; variantA?: string; runB: string; variantB?: string; resamples: number; seed: number }): Promise<ComparisonDto> {
+  const [a, b] = await resolveSides(repo, q);
+  const pairs = await repo.pairedOutcomes({ runId: a.runId, variantId: a.variant.id }, { runId: b.runId, variantId: b.variant.id });
+  if (pairs.length === 0) throw new ApiRequestError('query', 'the two sides have no scored item in common');
+  const [scoresA, scoresB] = await Promise.all([repo.variantScores(a.runId), repo.variantScores(b.runId)]);
+  const side = (s: Side, scores: typeof scoresA, pick: 'a' | 'b') => {
+    const score = scores.scores.find((x) => x.variantId === s.variant.id);
+    const correct = pairs.filter((p) => p[pick]).length;
+    return {
+      runId: s.runId, variantId: s.variant.id, label: s.variant.label, items: pairs.length, correct,
+      ex: (100 * correct) / pairs.length, costUsd: score?.costUsd ?? 0, simulated: score?.simulated ?? false,
+    };
+  };
+  const boot = pairedBootstrap(pairs, { resamples: q.resamples, seed: q.seed, confidence: CONFIDENCE });
+  const levels = [...new Set(pairs.map((p) => p.difficulty ?? 'unknown'))].sort();
+  const sa = side(a, scoresA, 'a');
+  const sb = side(b, scoresB, 'b');
+  return {
+    a: sa, b: sb, pairedItems: pairs.length, delta: boot.delta,
+    interval: { low: boot.low, high: boot.high, confidence: CONFIDENCE, resamples: boot.resamples },
+    mcnemar: mcnemar(pairs),
+    flipped: { improved: pairs.filter((p) => !p.a && p.b).map((p) => p.itemId), regressed: pairs.filter((p) => p.a && !p.b).map((p) => p.itemId) },
+    byDifficulty: levels.map((difficulty) => {
+      const mine = pairs.filter((p) => (p.difficulty ?? 'unknown') === difficulty);
+      const exA = (100 * mine.filter((p) => p.a).length) / mine.length;
+      const exB = (100 * mine.filter((p) => p.b).length) / mine.length;
+      return { difficulty, items: mine.length, exA, exB, delta: exB - exA };
+    }),
+    simulated: sa.simulated || sb.simulated,
+  };
+}
+
+export async function costAccuracy(repo: ApiReadRepository, runId: string): Promise<CostAccuracyDto> {
+  const [variants, { scores }] = await Promise.all([repo.variants(runId), repo.variantScores(runId)]);
+  const rows = variants.flatMap((v) => {
+    const s = scores.find((x) => x.variantId === v.id);
+    return s ? [{ runId, variantId: v.id, label: v.label, ex: (100 * s.correct) / s.items, costUsd: s.costUsd, costPerCorrectUsd: s.correct > 0 ? s.costUsd / s.correct : null, simulated: s.simulated }] : [];
+  });
+  const flags = paretoFlags(rows);
+  return { points: rows.map((r, i) => ({ ...r, pareto: flags[i] })) };
+}

@@ -1,0 +1,13 @@
+import { Controller, Get } from '@nestjs/common';
+import { openApiDocument } from './openapi';
+
+/** The API description is public, like the page that documents it. */
+@Controller()
+export class OpenApiController {
+  private readonly document = openApiDocument();
+
+  @Get('openapi.json')
+  get() {
+    return this.document;
+  }
+}

@@ -1,0 +1,33 @@
+export type Scalar = string | number | boolean;
+
+export interface KnobVariant {
+  variantId: string; label: string; knobs: Record<string, Scalar>; ex: number; items: number; simulated: boolean;
+}
+
+export interface ParamSweepSeries {
+  fixed: Record<string, Scalar>;
+  points: Array<{ value: Scalar; variantId: string; label: string; ex: number; items: number; simulated: boolean }>;
+}
+
+/**
+ * Groups variants by every knob except `knob` (those are held fixed within a series) and orders each series by
+ * the knob's value. Variants that lack the knob are left out; `knob` unknown to all variants is the caller's 400.
+ */
+export function paramSweep(variants: KnobVariant[], knob: string): { values: Scalar[]; series: ParamSweepSeries[] } {
+  const having = variants.filter((v) => knob in v.knobs);
+  const values = sortScalars([...new Set(having.map((v) => v.knobs[knob]))]);
+  const groups = new Map<string, ParamSweepSeries>();
+  for (const v of having) {
+    const fixed = Object.fromEntries(Object.entries(v.knobs).filter(([k]) => k !== knob).sort(([a], [b]) => a.localeCompare(b)));
+    const key = JSON.stringify(fixed);
+    let series = groups.get(key);
+    if (!series) groups.set(key, (series = { fixed, points: [] }));
+    series.points.push({ value: v.knobs[knob], variantId: v.variantId, label: v.label, ex: v.ex, items: v.items, simulated: v.simulated });
+  }
+  for (const s of groups.values()) s.points.sort((a, b) => values.indexOf(a.value) - values.indexOf(b.value));
+  return { values, series: [...groups.values()] };
+}
+
+function sortScalars(values: Scalar[]): Scalar[] {
+  return values.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))));
+}

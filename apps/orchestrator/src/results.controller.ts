@@ -1,0 +1,55 @@
+import { Controller, Get, Inject, NotFoundException, Param, Query, UseGuards } from '@nestjs/common';
+import { itemResultsQuerySchema, type ItemDetailDto, type StageTraceDto } from '@sqlsweep/contracts';
+import type { ApiReadRepository } from '@sqlsweep/db';
+import { BearerGuard } from './bearer.guard';
+import { uuidParam } from './params';
+import { parseRequest } from './request-error';
+import { stageTraceDto } from './run-views';
+import { API_READS } from './tokens';
+
+@Controller('runs/:runId')
+@UseGuards(BearerGuard)
+export class ResultsController {
+  constructor(@Inject(API_READS) private readonly reads: ApiReadRepository) {}
+
+  /** Item results: every filter is a bound parameter, the sort column comes from the contract's allow-list. */
+  @Get('items')
+  async items(@Param('runId') runId: string, @Query() query: unknown) {
+    const q = parseRequest(itemResultsQuerySchema, query, 'query');
+    await this.requireRun(runId);
+    const page = await this.reads.itemResults(runId, q);
+    return { ...page, limit: q.limit, offset: q.offset };
+  }
+
+  @Get('items/:itemId')
+  async item(@Param('runId') runId: string, @Param('itemId') itemId: string): Promise<ItemDetailDto> {
+    await this.requireRun(runId);
+    const item = await this.reads.datasetItemOfRun(runId, itemId);
+    if (!item) throw new NotFoundException(`run ${runId} has no item ${itemId}`);
+    const variants = await this.reads.variants(runId);
+    const perVariant = await Promise.all(variants.map(async (v) => {
+      const [results, stages] = await Promise.all([
+        this.reads.itemResults(runId, { variantId: v.id, itemId, sort: 'item_id', order: 'asc', limit: 1, offset: 0 }),
+        this.reads.stageTraces(runId, v.id, itemId),
+      ]);
+      return { variantId: v.id, label: v.label, result: results.items[0] ?? null, stages: stages.map(stageTraceDto) };
+    }));
+    return {
+      runId, ...item, variants: perVariant,
+      simulated: perVariant.some((v) => v.result?.simulated === true || v.stages.some((s) => s.simulated)),
+    };
+  }
+
+  @Get('variants/:variantId/items/:itemId/stages')
+  async stages(@Param('runId') runId: string, @Param('variantId') variantId: string, @Param('itemId') itemId: string): Promise<StageTraceDto[]> {
+    await this.requireRun(runId);
+    uuidParam(variantId, 'variantId');
+    const rows = await this.reads.stageTraces(runId, variantId, itemId);
+    if (rows.length === 0) throw new NotFoundException(`run ${runId} plans no stage for variant ${variantId} and item ${itemId}`);
+    return rows.map(stageTraceDto);
+  }
+
+  private async requireRun(runId: string): Promise<void> {
+    if (!(await this.reads.run(uuidParam(runId, 'runId')))) throw new NotFoundException(`no run ${runId}`);
+  }
+}

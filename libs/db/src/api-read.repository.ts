@@ -1,0 +1,233 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from './connection';
+
+/** Sortable item-result columns, mapped to SQL; the API validates against the keys, this maps to fixed SQL. */
+const itemSortSql = {
+  item_id: sql`di.position`,
+  variant: sql`v.position`,
+  correct: sql`ir.correct`,
+  difficulty: sql`ir.difficulty`,
+  cost_usd: sql`ir.cost_usd`,
+  latency_ms: sql`ir.latency_ms`,
+  input_tokens: sql`ir.input_tokens`,
+  output_tokens: sql`ir.output_tokens`,
+} as const;
+export type ItemSortColumn = keyof typeof itemSortSql;
+
+export interface ItemResultFilter {
+  variantId?: string; itemId?: string; correct?: boolean; errored?: boolean; difficulty?: string; dbId?: string; q?: string;
+  sort: ItemSortColumn; order: 'asc' | 'desc'; limit: number; offset: number;
+}
+
+export interface ItemResultView {
+  runId: string; variantId: string; variantLabel: string; itemId: string; dbId: string; question: string;
+  difficulty: string | null; correct: boolean; errored: boolean; reason: string; predictedSql: string | null;
+  inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number; simulated: boolean;
+}
+
+export interface RunListRow {
+  id: string; sweepId: string; sweepName: string; datasetVersionId: number; status: 'running' | 'done' | 'cancelled';
+  priority: string; itemCount: number; variantCount: number; stageJobs: number; reusedStages: number; simulated: boolean;
+  createdAt: Date; finishedAt: Date | null;
+}
+
+export interface VariantScoreRow {
+  variantId: string; items: number; correct: number; errors: number; inputTokens: number; outputTokens: number;
+  costUsd: number; meanLatencyMs: number; simulated: boolean;
+}
+export interface DifficultyScoreRow { variantId: string; difficulty: string; items: number; correct: number }
+
+export interface StageTraceRow {
+  stage: string; stageKey: string; role: string; output: unknown; trace: unknown; failure: string | null;
+  inputTokens: number | null; cachedInputTokens: number | null; outputTokens: number | null; costUsd: number | null;
+  latencyMs: number | null; simulated: boolean | null; createdAt: Date | null;
+}
+
+export interface PairedOutcomeRow { itemId: string; difficulty: string | null; a: boolean; b: boolean }
+
+export interface ExportRow {
+  variantId: string; variantLabel: string; itemId: string; position: number; dbId: string; question: string;
+  goldSql: string; difficulty: string | null; correct: boolean; errored: boolean; reason: string; predictedSql: string | null;
+  inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number; simulated: boolean;
+}
+
+const runListSelect = sql`
+  SELECT r.id, r.sweep_id AS "sweepId", s.name AS "sweepName", r.dataset_version_id AS "datasetVersionId", r.status,
+    r.priority, r.item_count AS "itemCount", (SELECT count(*)::int FROM variants v WHERE v.run_id = r.id) AS "variantCount",
+    r.stage_jobs AS "stageJobs", r.reused_stages AS "reusedStages", r.simulated, r.created_at AS "createdAt", r.finished_at AS "finishedAt"
+  FROM runs r JOIN sweeps s ON s.id = r.sweep_id`;
+
+/** Read models for the HTTP API (and the cancel write). Every value reaches Postgres as a bound parameter. */
+export class ApiReadRepository {
+  constructor(private readonly db: Db) {}
+
+  async datasetVersions() {
+    const { rows } = await sql<{ id: number; datasetName: string; contentHash: string; format: 'spider' | 'bird' | 'minibench'; sourcePath: string; itemCount: number; databases: number; createdAt: Date }>`
+      SELECT v.id, d.name AS "datasetName", v.content_hash AS "contentHash", v.format, v.source_path AS "sourcePath",
+        v.item_count AS "itemCount", (SELECT count(*)::int FROM dataset_databases dd WHERE dd.version_id = v.id) AS databases,
+        v.created_at AS "createdAt"
+      FROM dataset_versions v JOIN datasets d ON d.id = v.dataset_id ORDER BY d.name, v.id`.execute(this.db);
+    return rows;
+  }
+
+  async datasetVersionExists(versionId: number): Promise<boolean> {
+    return (await this.db.selectFrom('dataset_versions').select('id').where('id', '=', versionId).executeTakeFirst()) !== undefined;
+  }
+
+  async datasetItems(versionId: number, split: 'train' | 'dev', limit: number, offset: number) {
+    const base = this.db.selectFrom('dataset_items').where('version_id', '=', versionId).where('split', '=', split);
+    const [items, total] = await Promise.all([
+      base.select(['item_id as itemId', 'split', 'db_id as dbId', 'question', 'evidence', 'gold_sql as goldSql', 'difficulty', 'hardness'])
+        .orderBy('position').limit(limit).offset(offset).execute(),
+      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { items, total: total.n };
+  }
+
+  async sweeps(limit: number, offset: number, sweepId?: string) {
+    const { rows } = await sql<{ id: string; name: string; source: string; configHash: string; config: unknown; createdAt: Date; runIds: string[] | null }>`
+      SELECT s.id, s.name, s.source, s.config_hash AS "configHash", s.config, s.created_at AS "createdAt",
+        (SELECT array_agg(r.id ORDER BY r.created_at) FROM runs r WHERE r.sweep_id = s.id) AS "runIds"
+      FROM sweeps s WHERE (${sweepId ?? null}::uuid IS NULL OR s.id = ${sweepId ?? null}::uuid)
+      ORDER BY s.created_at DESC, s.id LIMIT ${limit} OFFSET ${offset}`.execute(this.db);
+    return rows.map((r) => ({ ...r, runIds: r.runIds ?? [] }));
+  }
+
+  async runs(filter: { status?: string; sweepId?: string; limit: number }): Promise<RunListRow[]> {
+    const { rows } = await sql<RunListRow>`${runListSelect}
+      WHERE (${filter.status ?? null}::text IS NULL OR r.status = ${filter.status ?? null})
+        AND (${filter.sweepId ?? null}::uuid IS NULL OR r.sweep_id = ${filter.sweepId ?? null}::uuid)
+      ORDER BY r.created_at DESC, r.id LIMIT ${filter.limit}`.execute(this.db);
+    return rows;
+  }
+
+  async run(runId: string): Promise<RunListRow | undefined> {
+    const { rows } = await sql<RunListRow>`${runListSelect} WHERE r.id = ${runId}`.execute(this.db);
+    return rows[0];
+  }
+
+  /** Item results so far, cost of every stage result the run's plan points at, first and last result times. */
+  async runProgress(runId: string): Promise<{ itemsDone: number; costUsd: number; firstAt: Date | null; lastAt: Date | null }> {
+    const { rows } = await sql<{ itemsDone: number; costUsd: number | null; firstAt: Date | null; lastAt: Date | null }>`
+      SELECT (SELECT count(*)::int FROM item_results ir WHERE ir.run_id = ${runId}) AS "itemsDone",
+        (SELECT sum(sr.cost_usd) FROM stage_results sr WHERE sr.stage_key IN (SELECT stage_key FROM run_stages WHERE run_id = ${runId})) AS "costUsd",
+        (SELECT min(created_at) FROM item_results WHERE run_id = ${runId}) AS "firstAt",
+        (SELECT max(created_at) FROM item_results WHERE run_id = ${runId}) AS "lastAt"`.execute(this.db);
+    return { ...rows[0], costUsd: rows[0].costUsd ?? 0 };
+  }
+
+  async variants(runId: string) {
+    return this.db.selectFrom('variants').selectAll().where('run_id', '=', runId).orderBy('position').execute();
+  }
+
+  /** Scores per variant from the item results present now (a running run gets partial scores). */
+  async variantScores(runId: string): Promise<{ scores: VariantScoreRow[]; byDifficulty: DifficultyScoreRow[] }> {
+    const [scores, byDifficulty] = await Promise.all([
+      sql<VariantScoreRow>`
+        SELECT variant_id AS "variantId", count(*)::int AS items, count(*) FILTER (WHERE correct)::int AS correct,
+          count(*) FILTER (WHERE errored)::int AS errors, sum(input_tokens)::float8 AS "inputTokens",
+          sum(output_tokens)::float8 AS "outputTokens", sum(cost_usd) AS "costUsd", avg(latency_ms) AS "meanLatencyMs",
+          bool_or(simulated) AS simulated
+        FROM item_results WHERE run_id = ${runId} GROUP BY variant_id`.execute(this.db),
+      sql<DifficultyScoreRow>`
+        SELECT variant_id AS "variantId", coalesce(difficulty, 'unknown') AS difficulty, count(*)::int AS items,
+          count(*) FILTER (WHERE correct)::int AS correct
+        FROM item_results WHERE run_id = ${runId} GROUP BY variant_id, coalesce(difficulty, 'unknown') ORDER BY 2`.execute(this.db),
+    ]);
+    return { scores: scores.rows, byDifficulty: byDifficulty.rows };
+  }
+
+  async itemResults(runId: string, f: ItemResultFilter): Promise<{ items: ItemResultView[]; total: number }> {
+    const where = sql`ir.run_id = ${runId}
+      AND (${f.variantId ?? null}::uuid IS NULL OR ir.variant_id = ${f.variantId ?? null}::uuid)
+      AND (${f.itemId ?? null}::text IS NULL OR ir.item_id = ${f.itemId ?? null}::text)
+      AND (${f.correct ?? null}::boolean IS NULL OR ir.correct = ${f.correct ?? null}::boolean)
+      AND (${f.errored ?? null}::boolean IS NULL OR ir.errored = ${f.errored ?? null}::boolean)
+      AND (${f.difficulty ?? null}::text IS NULL OR ir.difficulty = ${f.difficulty ?? null}::text)
+      AND (${f.dbId ?? null}::text IS NULL OR di.db_id = ${f.dbId ?? null}::text)
+      AND (${f.q ?? null}::text IS NULL OR strpos(lower(di.question), lower(${f.q ?? null}::text)) > 0 OR strpos(lower(ir.item_id), lower(${f.q ?? null}::text)) > 0)`;
+    const from = sql`FROM item_results ir
+      JOIN runs r ON r.id = ir.run_id
+      JOIN variants v ON v.id = ir.variant_id
+      JOIN dataset_items di ON di.version_id = r.dataset_version_id AND di.item_id = ir.item_id`;
+    const order: RawBuilder<unknown> = f.order === 'desc' ? sql`DESC` : sql`ASC`;
+    const sortColumn = itemSortSql[f.sort];
+    if (!sortColumn) throw new Error(`unknown sort column ${String(f.sort)}`);
+    const [page, count] = await Promise.all([
+      sql<ItemResultView>`
+        SELECT ir.run_id AS "runId", ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId",
+          di.db_id AS "dbId", di.question, ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql",
+          ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd",
+          ir.latency_ms AS "latencyMs", ir.simulated
+        ${from} WHERE ${where}
+        ORDER BY ${sortColumn} ${order} NULLS LAST, di.position, v.position
+        LIMIT ${f.limit} OFFSET ${f.offset}`.execute(this.db),
+      sql<{ n: number }>`SELECT count(*)::int AS n ${from} WHERE ${where}`.execute(this.db),
+    ]);
+    return { items: page.rows, total: count.rows[0].n };
+  }
+
+  async datasetItemOfRun(runId: string, itemId: string) {
+    const { rows } = await sql<{ itemId: string; dbId: string; question: string; evidence: string | null; goldSql: string; difficulty: string | null }>`
+      SELECT di.item_id AS "itemId", di.db_id AS "dbId", di.question, di.evidence, di.gold_sql AS "goldSql", di.difficulty
+      FROM runs r JOIN dataset_items di ON di.version_id = r.dataset_version_id
+      WHERE r.id = ${runId} AND di.item_id = ${itemId}`.execute(this.db);
+    return rows[0];
+  }
+
+  /** Every planned stage of one (variant, item) in plan order, with its result or failure if any. */
+  async stageTraces(runId: string, variantId: string, itemId: string): Promise<StageTraceRow[]> {
+    const { rows } = await sql<StageTraceRow>`
+      SELECT rs.stage, rs.stage_key AS "stageKey", rs.role, sr.output, sr.trace, sf.error AS failure,
+        sr.input_tokens AS "inputTokens", sr.cached_input_tokens AS "cachedInputTokens", sr.output_tokens AS "outputTokens",
+        sr.cost_usd AS "costUsd", sr.latency_ms AS "latencyMs", sr.simulated, sr.created_at AS "createdAt"
+      FROM run_stages rs
+      LEFT JOIN stage_results sr ON sr.stage_key = rs.stage_key
+      LEFT JOIN stage_failures sf ON sf.run_id = rs.run_id AND sf.stage_key = rs.stage_key
+      WHERE rs.run_id = ${runId} AND rs.variant_id = ${variantId} AND rs.item_id = ${itemId}
+      ORDER BY rs.is_final, sr.created_at NULLS LAST, rs.stage`.execute(this.db);
+    return rows;
+  }
+
+  /** Items scored under both sides, each with its correctness under A and B. */
+  async pairedOutcomes(a: { runId: string; variantId: string }, b: { runId: string; variantId: string }): Promise<PairedOutcomeRow[]> {
+    const { rows } = await sql<PairedOutcomeRow>`
+      SELECT ra.item_id AS "itemId", coalesce(ra.difficulty, rb.difficulty) AS difficulty, ra.correct AS a, rb.correct AS b
+      FROM item_results ra JOIN item_results rb ON rb.item_id = ra.item_id AND rb.run_id = ${b.runId} AND rb.variant_id = ${b.variantId}
+      WHERE ra.run_id = ${a.runId} AND ra.variant_id = ${a.variantId}
+      ORDER BY ra.item_id`.execute(this.db);
+    return rows;
+  }
+
+  /** Rows to export, in dataset order then variant order. */
+  async exportRows(runId: string, variantId?: string): Promise<ExportRow[]> {
+    const { rows } = await sql<ExportRow>`
+      SELECT ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId", di.position, di.db_id AS "dbId",
+        di.question, di.gold_sql AS "goldSql", ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql",
+        ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd", ir.latency_ms AS "latencyMs", ir.simulated
+      FROM item_results ir JOIN runs r ON r.id = ir.run_id JOIN variants v ON v.id = ir.variant_id
+      JOIN dataset_items di ON di.version_id = r.dataset_version_id AND di.item_id = ir.item_id
+      WHERE ir.run_id = ${runId} AND (${variantId ?? null}::uuid IS NULL OR ir.variant_id = ${variantId ?? null}::uuid)
+      ORDER BY di.position, v.position`.execute(this.db);
+    return rows;
+  }
+
+  /**
+   * Marks a running run cancelled. Returns whether it changed, and the stage keys (with role) of the run that have
+   * no result yet and that no other running run plans: their queued jobs can be removed without hurting anyone.
+   */
+  async cancelRun(runId: string): Promise<{ cancelled: boolean; orphanStages: Array<{ stageKey: string; role: string }> }> {
+    return this.db.transaction().execute(async (tx) => {
+      const updated = await tx.updateTable('runs').set({ status: 'cancelled', finished_at: new Date() })
+        .where('id', '=', runId).where('status', '=', 'running').returning('id').executeTakeFirst();
+      if (!updated) return { cancelled: false, orphanStages: [] };
+      const { rows } = await sql<{ stageKey: string; role: string }>`
+        SELECT DISTINCT rs.stage_key AS "stageKey", rs.role FROM run_stages rs
+        WHERE rs.run_id = ${runId}
+          AND NOT EXISTS (SELECT 1 FROM stage_results sr WHERE sr.stage_key = rs.stage_key)
+          AND NOT EXISTS (SELECT 1 FROM run_stages o JOIN runs r ON r.id = o.run_id AND r.status = 'running'
+                          WHERE o.stage_key = rs.stage_key AND o.run_id <> rs.run_id)`.execute(tx);
+      return { cancelled: true, orphanStages: rows };
+    });
+  }
+}

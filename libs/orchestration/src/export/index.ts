@@ -1,0 +1,2 @@
+export * from './prediction-files';
+export * from './result-tables';
