@@ -9,20 +9,28 @@ import { repoRoot, runCli, startSimulator, startWorkers, waitFor, type Proc } fr
 
 jest.setTimeout(400_000);
 
-/** A webhook receiver on 127.0.0.1 that keeps every JSON body it is sent. */
-async function startReceiver(): Promise<{ url: string; bodies: unknown[]; close(): Promise<void> }> {
-  const bodies: unknown[] = [];
+/** A webhook receiver on 127.0.0.1 that refuses the first POST (503) and keeps every JSON body it accepts. */
+async function startReceiver(): Promise<{ url: string; bodies: unknown[]; refused: number; close(): Promise<void> }> {
+  const state = { bodies: [] as unknown[], refused: 0 };
   const server: Server = createServer((req, res) => {
     let text = '';
     req.on('data', (d: Buffer) => (text += d));
     req.on('end', () => {
-      bodies.push(JSON.parse(text));
+      if (state.refused === 0) {
+        state.refused++;
+        res.writeHead(503).end();
+        return;
+      }
+      state.bodies.push(JSON.parse(text));
       res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/alerts`, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/alerts`, bodies: state.bodies, get refused() { return state.refused; },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe('a nightly schedule fired twice, the second night degraded', () => {
@@ -74,7 +82,7 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
     return runId;
   }
 
-  it('creates one nightly run per fire and delivers exactly one regression alert naming the changed stages', async () => {
+  it('creates one nightly run per fire and delivers exactly one regression alert naming the changed stages, retrying a refused delivery', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-schedules-'));
     const schedulesFile = join(dir, 'schedules.yaml');
     writeFileSync(schedulesFile, [
@@ -86,7 +94,7 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
       modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: sim.url },
     });
     core.startAdvancing();
-    service = new ScheduleService(core, { redisUrl: process.env.REDIS_URL!, queuePrefix: prefix, schedulesFile, baseDir: repoRoot, checkEveryMs: 300, resamples: 4000 });
+    service = new ScheduleService(core, { redisUrl: process.env.REDIS_URL!, queuePrefix: prefix, schedulesFile, baseDir: repoRoot, checkEveryMs: 300, resamples: 4000, alertRetryDelayMs: 500 });
 
     // Night 1 against the normal simulator.
     await schedulesQueue.pause();
@@ -110,6 +118,7 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
     await new Promise((r) => setTimeout(r, 2_000));
     await service.tickOnce();
     expect(receiver.bodies).toHaveLength(1);
+    expect(receiver.refused).toBe(1); // the first delivery was refused and retried
 
     const [f1, f2] = await fires();
     expect((await fires())).toHaveLength(2);
@@ -142,7 +151,7 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
 
     const alerts = await service.repository.listAlerts({ schedule });
     expect(alerts).toHaveLength(1);
-    expect(alerts[0]).toMatchObject({ runId: second, webhookUrl: receiver.url, attempts: 1, lastError: null });
+    expect(alerts[0]).toMatchObject({ runId: second, webhookUrl: receiver.url, attempts: 2, lastError: null });
     expect(alerts[0].deliveredAt).toBeInstanceOf(Date);
     const trend = await service.repository.scheduleRuns(schedule);
     expect(trend.map((r) => [r.runId, r.regressed])).toEqual([[second, true], [first, false]]);

@@ -55,12 +55,18 @@ export class ScheduleRepository {
     return rows;
   }
 
-  /** Finished scheduled runs that have no regression check yet, oldest fire first. */
+  /**
+   * Finished scheduled runs that have no regression check yet, oldest fire first. A run waits while an earlier
+   * fire of its schedule is still running, so it is compared with the night before it, not an older one.
+   */
   async finishedRunsWithoutCheck(): Promise<ScheduledRunToCheck[]> {
     const { rows } = await sql<ScheduledRunToCheck>`
       SELECT f.run_id AS "runId", f.schedule, f.fired_at AS "firedAt", runs.simulated
       FROM schedule_fires f JOIN runs ON runs.id = f.run_id
       WHERE runs.status = 'done' AND NOT EXISTS (SELECT 1 FROM regression_checks c WHERE c.run_id = f.run_id)
+        AND NOT EXISTS (
+          SELECT 1 FROM schedule_fires e JOIN runs er ON er.id = e.run_id
+          WHERE e.schedule = f.schedule AND e.fired_at < f.fired_at AND er.status = 'running')
       ORDER BY f.fired_at`.execute(this.db);
     return rows;
   }
