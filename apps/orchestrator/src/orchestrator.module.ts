@@ -10,6 +10,7 @@ import { MetricsController } from './metrics.controller';
 import { OpenApiController } from './openapi.controller';
 import { ResultsController } from './results.controller';
 import { RunsController } from './runs.controller';
+import { schedulesControllers, schedulesProviders } from './schedules';
 import { API_METRICS, API_READS, METRICS_REGISTRY, ORCHESTRATOR_CORE, ORCHESTRATOR_ENV } from './tokens';
 
 @Module({})
@@ -20,7 +21,7 @@ export class OrchestratorModule implements OnApplicationShutdown {
     const metricsRepo = new ApiMetricsRepository(core.db);
     return {
       module: OrchestratorModule,
-      controllers: [RunsController, ResultsController, CatalogController, CompareController, OpenApiController, MetricsController],
+      controllers: [RunsController, ResultsController, CatalogController, CompareController, OpenApiController, MetricsController, ...schedulesControllers],
       providers: [
         { provide: ORCHESTRATOR_ENV, useValue: env },
         { provide: ORCHESTRATOR_CORE, useValue: core },
@@ -28,6 +29,7 @@ export class OrchestratorModule implements OnApplicationShutdown {
         { provide: API_METRICS, useValue: metricsRepo },
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry(metricsRepo, core.queue) },
         BearerGuard,
+        ...schedulesProviders,
       ],
     };
   }
