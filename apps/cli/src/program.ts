@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerDatasetsCommand } from './commands/datasets';
 import { registerEvalCommand } from './commands/eval';
+import { registerIndexBuildCommand } from './commands/index-build';
 import { registerIndexStatusCommand } from './commands/index-status';
 import { registerRetrieverCommand } from './commands/retriever';
 import { registerRunCommand } from './commands/run';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerEvalCommand(program);
   registerWorkersCommand(program);
   registerIndexStatusCommand(program);
+  registerIndexBuildCommand(program);
   registerRetrieverCommand(program);
   return program;
 }

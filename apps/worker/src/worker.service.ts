@@ -7,6 +7,7 @@ import { createRedisConnection, QueueClient, WorkerHost, type JobHandlers } from
 import { SandboxPool } from '@sqlsweep/sql-sandbox';
 import pino from 'pino';
 import { StageRunner } from './stage-runner';
+import { buildSchemaIndexJob } from './index-builder';
 import { WorkerRetrieval } from './stage-services';
 
 export const WORKER_ENV = Symbol('WORKER_ENV');
@@ -59,11 +60,16 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       redisUrl: env.REDIS_URL, prefix: env.SQLSWEEP_QUEUE_PREFIX, queues, lockDurationMs: env.SQLSWEEP_JOB_LOCK_MS,
       onFailed: (job, error, final) => {
         this.log.warn({ jobId: job.id, stage: job.data?.stage, runId: job.data?.runId, final, err: error.message }, 'stage attempt failed');
-        if (final) void runner.fail(job.data, error).catch((e: Error) => this.log.error({ err: e.message }, 'recording a failure failed'));
+        if (final && job.name.startsWith('stage.')) void runner.fail(job.data, error).catch((e: Error) => this.log.error({ err: e.message }, 'recording a failure failed'));
       },
     });
     const stage = (p: Parameters<StageRunner['run']>[0], job: Parameters<StageRunner['run']>[1]) => runner.run(p, job);
-    const handlers: JobHandlers<'stage.llm' | 'stage.sql' | 'stage.retrieval'> = { 'stage.llm': stage, 'stage.sql': stage, 'stage.retrieval': stage };
+    const datasets = new DatasetRepository(this.db);
+    const retrieval = this.retrieval;
+    const handlers: JobHandlers<'stage.llm' | 'stage.sql' | 'stage.retrieval' | 'index.build'> = {
+      'stage.llm': stage, 'stage.sql': stage, 'stage.retrieval': stage,
+      'index.build': (p) => buildSchemaIndexJob(p, { datasets, retrieval }),
+    };
     this.host.start(handlers);
     this.log.info({ roles: env.SQLSWEEP_ROLES, queues, prefix: env.SQLSWEEP_QUEUE_PREFIX }, 'worker started');
   }

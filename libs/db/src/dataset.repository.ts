@@ -99,6 +99,11 @@ export class DatasetRepository {
       .executeTakeFirst();
   }
 
+  async listDatabases(versionId: number): Promise<Array<{ dbId: string; replicaPath: string }>> {
+    return this.db.selectFrom('dataset_databases').select(['db_id as dbId', 'replica_path as replicaPath'])
+      .where('version_id', '=', versionId).orderBy('db_id').execute();
+  }
+
   async countItems(versionId: number): Promise<Record<string, number>> {
     const rows = await this.db.selectFrom('dataset_items').select(['split', sql<number>`count(*)`.as('n')])
       .where('version_id', '=', versionId).groupBy('split').execute();

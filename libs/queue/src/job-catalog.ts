@@ -17,6 +17,12 @@ export const jobCatalog = {
   'stage.sql': { queue: 'stage-sql', schema: stageJobPayloadSchema, attempts: 3, backoffMs: 500 },
   'stage.retrieval': { queue: 'stage-retrieval', schema: stageJobPayloadSchema, attempts: 3, backoffMs: 1_000 },
   'run.advance': { queue: 'advance', schema: advanceJobPayloadSchema, attempts: 10, backoffMs: 500 },
+  /** Builds one schema index (tables or columns of a database) on a retrieval worker; a no-op when it exists. */
+  'index.build': {
+    queue: 'stage-retrieval',
+    schema: z.object({ datasetVersionId: z.number().int().positive(), dbId: z.string().min(1), kind: z.enum(['table', 'column']) }),
+    attempts: 3, backoffMs: 1_000,
+  },
   'schedule.fire': {
     queue: 'schedules', schema: z.object({ schedule: z.string().min(1), firedAt: z.iso.datetime().optional() }), attempts: 5, backoffMs: 5_000,
   },
@@ -32,7 +38,9 @@ export function jobsOfQueue(queue: string): JobName[] {
 
 /** BullMQ custom job ids may not contain ':'; stage keys are hex, so the id is the key itself. */
 export function jobIdFor(name: JobName, key: string): string {
-  return name === 'run.advance' ? `advance-${key}` : key;
+  if (name === 'run.advance') return `advance-${key}`;
+  if (name === 'index.build') return `index-${key}`;
+  return key;
 }
 
 export const priorities = { interactive: 1, nightly: 10 } as const;
