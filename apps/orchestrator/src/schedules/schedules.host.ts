@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { AppEnv } from '@sqlsweep/config';
 import { ScheduleService, type OrchestratorCore } from '@sqlsweep/orchestration';
 import { ORCHESTRATOR_CORE, ORCHESTRATOR_ENV } from '../tokens';
@@ -22,7 +22,7 @@ export const defaultSchedulesFile = 'configs/schedules.yaml';
  * schedules file and starts the `schedule.fire` worker and the regression checks; it stops them on shutdown.
  */
 @Injectable()
-export class SchedulesHost implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SchedulesHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('schedules');
   private service?: ScheduleService;
 
@@ -50,7 +50,8 @@ export class SchedulesHost implements OnApplicationBootstrap, OnApplicationShutd
     await this.service.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the module's shutdown hook closes the core (database, Redis) that the service uses. */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.service?.close();
   }
 }
