@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -10,7 +10,7 @@ import { buildDashboard } from '../apps/dashboard/build';
 // nx-ignore-next-line
 import { createOrchestratorApp } from '../apps/orchestrator/src/app';
 import { launchBrowser, screenshot, type Browser } from './support/browser';
-import { runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
+import { repoRoot, runCli, startSimulator, startWorkers, waitFor, type Proc } from './support/e2e';
 
 jest.setTimeout(600_000);
 
@@ -26,13 +26,14 @@ describe('dashboard in a browser over a finished demo sweep', () => {
   let page: Page;
   let url: string;
   let runId: string;
+  let env: NodeJS.ProcessEnv;
   const prefix = testQueuePrefix();
 
   beforeAll(async () => {
     const [db, simulator] = await Promise.all([createTestDatabase(), startSimulator()]);
     t = db;
     sim = simulator;
-    const env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-dash-')) };
+    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-dash-')) };
     const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
     expect(added.code).toBe(0);
     workers = startWorkers(2, env);
@@ -111,7 +112,8 @@ describe('dashboard in a browser over a finished demo sweep', () => {
       for (const d of new Set(mine.map((r) => r.difficulty ?? 'unknown'))) {
         const ofD = mine.filter((r) => (r.difficulty ?? 'unknown') === d);
         const locator = row.locator(`[data-col="ex-${d}"]`);
-        if (await locator.count()) expect((await locator.textContent())!.trim()).toBe(((100 * ofD.filter((r) => r.correct).length) / ofD.length).toFixed(2));
+        expect(await locator.count()).toBe(1);
+        expect((await locator.textContent())!.trim()).toBe(((100 * ofD.filter((r) => r.correct).length) / ofD.length).toFixed(2));
       }
       expect(await row.locator('[data-testid=simulated-badge]').isVisible()).toBe(true);
     }
@@ -195,5 +197,40 @@ describe('dashboard in a browser over a finished demo sweep', () => {
       expect(await card.locator('[data-testid=simulated-badge]').first().isVisible()).toBe(true);
     }
     await screenshot(page, '4-item');
+  });
+
+  it('follows a running sweep live: progress per stage kind against Postgres, cost so far, then done', async () => {
+    // The demo sweep under a fresh cache namespace: its LLM stages must run again (gold SQL is reused), and with no
+    // worker up yet the run sits at its planned counts until workers start.
+    const config = `${readFileSync(join(repoRoot, 'configs/sweeps/demo.yaml'), 'utf8')}\ncacheNamespace: dashboard-live\n`;
+    const res = await fetch(`${url}/api/runs`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ config, source: 'demo.yaml' }),
+    });
+    expect(res.status).toBeLessThan(300);
+    const liveRunId = ((await res.json()) as { runId: string }).runId;
+
+    await page.goto(`${url}/#/runs`);
+    const row = page.locator(`[data-testid=run-row][data-run-id="${liveRunId}"]`);
+    await row.locator('[data-testid=stage-progress]').first().waitFor();
+    expect(await row.locator('.status').textContent()).toBe('running');
+    const planned = await t.db.selectFrom('run_stages').select(['stage', (eb) => eb.fn.count<string>('stage_key').distinct().as('n')])
+      .where('run_id', '=', liveRunId).groupBy('stage').execute();
+    const shown = async () => Object.fromEntries(await row.locator('[data-testid=stage-progress]').evaluateAll((els) =>
+      els.map((e) => [e.getAttribute('data-stage'), e.querySelector('.progress-count')?.textContent ?? ''])));
+    const before = await shown();
+    expect(Object.keys(before).sort()).toEqual(planned.map((p) => p.stage).sort());
+    for (const p of planned) expect(before[p.stage]).toMatch(new RegExp(`^\\d+/${Number(p.n)}`));
+    expect(before['zero-shot.generate']).toMatch(/^0\//);
+    expect(await row.locator('[data-testid=cost-so-far]').textContent()).toMatch(/^cost so far \$\d/);
+    await screenshot(page, '5-live-before-workers');
+
+    workers = startWorkers(2, env);
+    // The page polls the API: the same row moves on without a reload, until it shows the run finished.
+    await waitFor('the live row to show progress', async () => ((await shown())['zero-shot.generate'] ?? '').match(/^([1-9]\d*)\//) ? true : undefined, 120_000, 200);
+    await screenshot(page, '6-live-progress');
+    await row.locator('.status', { hasText: 'done' }).waitFor({ timeout: 180_000 });
+    const finished = await t.db.selectFrom('runs').select('status').where('id', '=', liveRunId).executeTakeFirstOrThrow();
+    expect(finished.status).toBe('done');
+    await screenshot(page, '7-live-done');
   });
 });

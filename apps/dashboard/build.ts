@@ -1,6 +1,7 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 const appDir = __dirname;
 const outDir = join(appDir, 'dist');
@@ -22,15 +23,29 @@ export function dashboardSourcesHash(): string {
   return h.digest('hex');
 }
 
+/**
+ * Vite is ESM only: it runs in its own Node process, so the build works from any caller (CommonJS scripts, Jest's
+ * module system, which cannot require ESM on Node 20).
+ */
+function runViteBuild(): Promise<void> {
+  const viteBin = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [viteBin, 'build', '--config', 'vite.config.mts', '--logLevel', 'warn'], { cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d));
+    child.stderr.on('data', (d: Buffer) => (output += d));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`vite build of ${appDir} failed (${signal ?? `exit ${code}`}):\n${output}`))));
+  });
+}
+
 /** Builds the dashboard with Vite into apps/dashboard/dist, skipping the build when sources are unchanged. */
 export async function buildDashboard(): Promise<{ outDir: string; rebuilt: boolean }> {
   const hash = dashboardSourcesHash();
   if (existsSync(join(outDir, 'index.html')) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash) {
     return { outDir, rebuilt: false };
   }
-  // Vite is ESM; Node 20.19+ loads it through require, which is what this CommonJS build compiles import() to.
-  const { build } = await import('vite');
-  await build({ configFile: join(appDir, 'vite.config.mts'), root: appDir, logLevel: 'warn' });
+  await runViteBuild();
   writeFileSync(stampFile, hash);
   return { outDir, rebuilt: true };
 }
