@@ -1,7 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { readBirdPredictions, readGoldFile, readSpiderPredictions } from '@sqlsweep/sql-sandbox';
 import { birdPredictionFile, goldFile, NO_PREDICTION_SQL, spiderPredictionFile } from './prediction-files';
 import { toCsv, toJsonl } from './result-tables';
 
@@ -11,27 +7,21 @@ const lines = [
   { sql: '   ', dbId: 'pets_1' },
 ];
 
-function write(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'export-spec-')), 'f');
-  writeFileSync(file, text);
-  return file;
-}
-
 describe('prediction files', () => {
-  it('writes a Spider file the official reader reads back line for line, a missing prediction failing', () => {
-    expect(readSpiderPredictions(write(spiderPredictionFile(lines)))).toEqual(['SELECT name FROM singer WHERE age > 3', NO_PREDICTION_SQL, NO_PREDICTION_SQL]);
+  it('writes Spider predictions one query a line, flattened, a missing prediction as a failing statement', () => {
+    expect(spiderPredictionFile(lines)).toBe(`SELECT name FROM singer WHERE age > 3\n${NO_PREDICTION_SQL}\n${NO_PREDICTION_SQL}\n`);
   });
 
-  it('writes a BIRD file the official reader reads back with the db ids', () => {
-    expect(readBirdPredictions(write(birdPredictionFile(lines)))).toEqual([
-      { sql: 'SELECT name FROM singer WHERE age > 3', dbId: 'concert_singer' },
-      { sql: NO_PREDICTION_SQL, dbId: 'pets_1' },
-      { sql: NO_PREDICTION_SQL, dbId: 'pets_1' },
-    ]);
+  it('writes BIRD predictions as an object from index to SQL, the BIRD separator and the db id', () => {
+    expect(JSON.parse(birdPredictionFile(lines))).toEqual({
+      0: 'SELECT name FROM singer WHERE age > 3\t----- bird -----\tconcert_singer',
+      1: `${NO_PREDICTION_SQL}\t----- bird -----\tpets_1`,
+      2: `${NO_PREDICTION_SQL}\t----- bird -----\tpets_1`,
+    });
   });
 
-  it('writes a gold file the reader splits at the last tab', () => {
-    expect(readGoldFile(write(goldFile([{ goldSql: "SELECT 'a\tb'", dbId: 'x' }])))).toEqual([{ sql: "SELECT 'a b'", dbId: 'x' }]);
+  it('writes gold lines as SQL, a tab and the db id', () => {
+    expect(goldFile([{ goldSql: "SELECT 'a\tb'\nFROM t", dbId: 'x' }])).toBe("SELECT 'a b' FROM t\tx\n");
   });
 });
 
