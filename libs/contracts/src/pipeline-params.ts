@@ -1,10 +1,14 @@
 import { zeroShotGrids } from './pipelines/zero-shot';
+import { r3Grids } from './pipelines/r3';
+import { baselinesGrids } from './pipelines/baselines';
 
 /**
  * Every pipeline's knobs, one file per method under pipelines/. A grid entry is a list of values to sweep; a knob
  * left out takes the paper default (a one-value grid). A method adds one import and one spread line here.
  */
 export const pipelineGrids = {
+  ...r3Grids,
+  ...baselinesGrids,
   ...zeroShotGrids,
 } as const;
 

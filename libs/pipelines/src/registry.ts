@@ -1,12 +1,16 @@
 import { pipelineNames, type PipelineName } from '@sqlsweep/contracts';
 import type { MethodModule } from './method';
 import { zeroShotMethod } from './methods/zero-shot';
+import { r3Method } from './methods/r3';
+import { baselinesMethod } from './methods/baselines';
 import type { PipelineDefinition } from './pipeline';
 import type { StageImplementation } from './stage-context';
 import { evaluateStage, goldStage } from './stages/common';
 
 /** Every method. A method adds one import and one entry here. */
 const methods: MethodModule[] = [
+  r3Method,
+  baselinesMethod,
   zeroShotMethod,
 ];
 

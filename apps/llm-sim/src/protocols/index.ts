@@ -1,4 +1,5 @@
 import type { MethodProtocol } from './protocol';
+import { r3Protocols } from './r3';
 
 export type { MethodProtocol } from './protocol';
 
@@ -6,4 +7,6 @@ export type { MethodProtocol } from './protocol';
  * Protocols contributed by the pipelines, checked before the built-in ones, in this order. One import and one
  * entry per method file.
  */
-export const methodProtocols: MethodProtocol[] = [];
+export const methodProtocols: MethodProtocol[] = [
+  ...r3Protocols,
+];

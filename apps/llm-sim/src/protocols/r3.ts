@@ -1,0 +1,13 @@
+import type { MethodProtocol } from './protocol';
+
+/**
+ * R3's generation prompt lists sub-questions (which the built-in detector would answer with sub-questions) but asks
+ * for the query: answer it with the SQL, fenced. `sql` is already the corrupted copy when the model is wrong.
+ */
+export const r3Protocols: MethodProtocol[] = [
+  {
+    name: 'r3-generate',
+    detect: (t) => t.includes('answers the original question by following its') && t.includes('```sql'),
+    render: ({ sql }) => `\`\`\`sql\n${sql}\n\`\`\``,
+  },
+];

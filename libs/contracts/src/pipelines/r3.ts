@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { grid } from './grid';
+
+/** The minibench corpus shipped with the repository; a user's own corpus is any UTF-8 text file. */
+export const R3_DEFAULT_RAG_CORPUS = 'data/minibench/rag/minibench.txt';
+
+/**
+ * R3 (Reasoning with Rethinking and Retrieval): schema linking, question decomposition, generation, RAG context.
+ * Defaults are the paper's: temperature 0, chunks of 50 tokens, a 300-token budget, RAG on linking and decomposition.
+ * Table 3 ablations: schemaLinking=false (No SL), decomposition=false (No QD), rag=false (No RAG).
+ */
+export const r3Grids = {
+  r3: z.strictObject({
+    temperature: grid.numbers(0, 2).default([0]),
+    maxTokens: grid.integers(16).default([512]),
+    schemaLinking: grid.booleans().default([true]),
+    decomposition: grid.booleans().default([true]),
+    rag: grid.booleans().default([true]),
+    /** Path of the text corpus, relative to the worker's working directory (the repository root) or absolute. */
+    ragCorpus: z.array(z.string({ error: 'expected a file path' }).min(1, 'expected a file path'), { error: 'expected array of file paths' })
+      .min(1, 'give at least one value').default([R3_DEFAULT_RAG_CORPUS]),
+    ragChunkTokens: grid.integers(1, 512).default([50]),
+    ragBudgetTokens: grid.integers(1, 100_000).default([300]),
+    /** Which prompts get the "Contextual Information" section (paper: linking and decomposition, not generation). */
+    ragInLinking: grid.booleans().default([true]),
+    ragInDecomposition: grid.booleans().default([true]),
+    ragInGeneration: grid.booleans().default([false]),
+    /** Similarity (mean of character-bigram Jaccard and normalised edit similarity) a hallucinated name needs to map to a table. */
+    linkMatchThreshold: grid.numbers(0, 1).default([0.5]),
+  }),
+};
