@@ -1,4 +1,5 @@
 import { zeroShotGrids } from './pipelines/zero-shot';
+import { drChainGrids } from './pipelines/dr-chain';
 import { r3Grids } from './pipelines/r3';
 import { baselinesGrids } from './pipelines/baselines';
 
@@ -7,6 +8,7 @@ import { baselinesGrids } from './pipelines/baselines';
  * left out takes the paper default (a one-value grid). A method adds one import and one spread line here.
  */
 export const pipelineGrids = {
+  ...drChainGrids,
   ...r3Grids,
   ...baselinesGrids,
   ...zeroShotGrids,

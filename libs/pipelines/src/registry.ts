@@ -1,6 +1,7 @@
 import { pipelineNames, type PipelineName } from '@sqlsweep/contracts';
 import type { MethodModule } from './method';
 import { zeroShotMethod } from './methods/zero-shot';
+import { drChainMethod } from './methods/dr-chain';
 import { r3Method } from './methods/r3';
 import { baselinesMethod } from './methods/baselines';
 import type { PipelineDefinition } from './pipeline';
@@ -9,6 +10,7 @@ import { evaluateStage, goldStage } from './stages/common';
 
 /** Every method. A method adds one import and one entry here. */
 const methods: MethodModule[] = [
+  drChainMethod,
   r3Method,
   baselinesMethod,
   zeroShotMethod,

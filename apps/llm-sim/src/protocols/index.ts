@@ -1,6 +1,8 @@
 import type { MethodProtocol } from './protocol';
 import { r3Protocols } from './r3';
 
+import { drChainProtocols } from './dr-chain';
+
 export type { MethodProtocol } from './protocol';
 
 /**
@@ -8,5 +10,6 @@ export type { MethodProtocol } from './protocol';
  * entry per method file.
  */
 export const methodProtocols: MethodProtocol[] = [
+  ...drChainProtocols,
   ...r3Protocols,
 ];
