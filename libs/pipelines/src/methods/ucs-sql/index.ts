@@ -1,0 +1,91 @@
+import type { VariantSpec } from '@sqlsweep/contracts';
+import type { MethodModule } from '../../method';
+import type { PipelineDefinition, StageNode } from '../../pipeline';
+import {
+  contentStage, generateStage, preselectStage, questionStage, selectShotsStage, shotCandidatesStage, skeletonStage, structureStage, templates,
+} from './stages';
+
+const LLM_READS = ['model', 'temperature', 'maxTokens', 'sampleIndex', 'cacheNamespace'];
+
+/**
+ * The UCS-SQL stage graph of one variant. Ablations remove stages from the graph (so the remaining stages keep the
+ * keys they share with the full method); SS-QE's own information extraction of the target and of every training
+ * question (Algorithm 1, lines 2 and 5) runs whenever SS-QE selects shots, even in ablations that hide it from the
+ * SQL stage.
+ */
+export function ucsSqlGraph(variant: VariantSpec): StageNode[] {
+  const p = variant.params;
+  const shots = Number(p.shots);
+  const ssQe = shots > 0 && p.shotSelection === 'ss-qe';
+  const stagesOn = p.questionTransitional === true;
+  const transitionalOn = stagesOn && p.transitional === true;
+  const useContent = transitionalOn && p.contentPipe === true;
+  const useStructure = transitionalOn && p.structurePipe === true;
+  const useTermsDirectly = stagesOn && !transitionalOn;
+  const preselect: Record<string, string> = p.preselect === true ? { preselect: 'ucs-sql.preselect' } : {};
+
+  const nodes: StageNode[] = [{ stage: 'gold', role: 'sql', version: 1, reads: [], inputs: {} }];
+  if (p.preselect === true) {
+    nodes.push({ stage: 'ucs-sql.preselect', role: 'llm', version: 1, reads: [...LLM_READS, 'preselectAboveColumns'], inputs: {}, template: templates.preselect });
+  }
+  if (stagesOn || ssQe) nodes.push({ stage: 'ucs-sql.question', role: 'llm', version: 1, reads: LLM_READS, inputs: {}, template: templates.question });
+  if (useContent || ssQe) {
+    nodes.push({ stage: 'ucs-sql.content', role: 'llm', version: 1, reads: LLM_READS, inputs: { terms: 'ucs-sql.question', ...preselect }, template: templates.content });
+  }
+  if (useStructure || ssQe) {
+    nodes.push({ stage: 'ucs-sql.structure', role: 'llm', version: 1, reads: LLM_READS, inputs: { terms: 'ucs-sql.question' }, template: templates.structure });
+  }
+  if (ssQe) {
+    nodes.push(
+      { stage: 'ucs-sql.train-question', role: 'llm', version: 1, reads: LLM_READS, inputs: {}, scope: 'train-items', template: templates.question },
+      { stage: 'ucs-sql.train-content', role: 'llm', version: 1, reads: LLM_READS, inputs: { terms: 'ucs-sql.train-question' }, scope: 'train-items', template: templates.content },
+      { stage: 'ucs-sql.train-structure', role: 'llm', version: 1, reads: LLM_READS, inputs: { terms: 'ucs-sql.train-question' }, scope: 'train-items', template: templates.structure },
+    );
+  }
+  if (shots > 0) {
+    const inputs: Record<string, string> = ssQe
+      ? { content: 'ucs-sql.content', structure: 'ucs-sql.structure', trainContent: 'ucs-sql.train-content[*]', trainStructure: 'ucs-sql.train-structure[*]' }
+      : {};
+    nodes.push(
+      { stage: 'ucs-sql.shot-candidates', role: 'retrieval', version: 1, reads: ssQe ? ['shots', 'shotSelection', 'theta1', 'theta2'] : ['shots', 'shotSelection'], inputs },
+      { stage: 'ucs-sql.select-shots', role: 'llm', version: 1, reads: LLM_READS, inputs: { candidates: 'ucs-sql.shot-candidates' }, template: templates.selectShots },
+    );
+  }
+  const hints: Record<string, string> = {
+    ...(useContent ? { content: 'ucs-sql.content' } : {}),
+    ...(useStructure ? { structure: 'ucs-sql.structure' } : {}),
+    ...(useTermsDirectly ? { terms: 'ucs-sql.question' } : {}),
+    ...(shots > 0 ? { shots: 'ucs-sql.select-shots' } : {}),
+  };
+  if (p.sqlStage === true) {
+    const { content: _c, ...skeletonInputs } = hints;
+    nodes.push({ stage: 'ucs-sql.skeleton', role: 'llm', version: 1, reads: LLM_READS, inputs: skeletonInputs, template: templates.skeleton });
+  }
+  nodes.push(
+    {
+      stage: 'ucs-sql.generate', role: 'llm', version: 1, reads: LLM_READS, template: templates.generate,
+      inputs: { ...preselect, ...hints, ...(p.sqlStage === true ? { skeleton: 'ucs-sql.skeleton' } : {}) } as Record<string, string>,
+    },
+    { stage: 'evaluate', role: 'sql', version: 1, reads: [], inputs: { gold: 'gold', prediction: 'ucs-sql.generate' }, final: true },
+  );
+  return nodes;
+}
+
+export const ucsSqlPipeline: PipelineDefinition = { name: 'ucs-sql', graph: ucsSqlGraph };
+
+export const ucsSqlMethod: MethodModule = {
+  pipelines: { 'ucs-sql': ucsSqlPipeline },
+  stages: {
+    'ucs-sql.preselect': preselectStage,
+    'ucs-sql.question': questionStage,
+    'ucs-sql.content': contentStage,
+    'ucs-sql.structure': structureStage,
+    'ucs-sql.train-question': questionStage,
+    'ucs-sql.train-content': contentStage,
+    'ucs-sql.train-structure': structureStage,
+    'ucs-sql.shot-candidates': shotCandidatesStage,
+    'ucs-sql.select-shots': selectShotsStage,
+    'ucs-sql.skeleton': skeletonStage,
+    'ucs-sql.generate': generateStage,
+  },
+};
