@@ -2,12 +2,14 @@ import { zeroShotGrids } from './pipelines/zero-shot';
 import { drChainGrids } from './pipelines/dr-chain';
 import { r3Grids } from './pipelines/r3';
 import { baselinesGrids } from './pipelines/baselines';
+import { ucsSqlGrids } from './pipelines/ucs-sql';
 
 /**
  * Every pipeline's knobs, one file per method under pipelines/. A grid entry is a list of values to sweep; a knob
  * left out takes the paper default (a one-value grid). A method adds one import and one spread line here.
  */
 export const pipelineGrids = {
+  ...ucsSqlGrids,
   ...drChainGrids,
   ...r3Grids,
   ...baselinesGrids,

@@ -7,9 +7,11 @@ import { baselinesMethod } from './methods/baselines';
 import type { PipelineDefinition } from './pipeline';
 import type { StageImplementation } from './stage-context';
 import { evaluateStage, goldStage } from './stages/common';
+import { ucsSqlMethod } from './methods/ucs-sql';
 
 /** Every method. A method adds one import and one entry here. */
 const methods: MethodModule[] = [
+  ucsSqlMethod,
   drChainMethod,
   r3Method,
   baselinesMethod,

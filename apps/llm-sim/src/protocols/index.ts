@@ -2,6 +2,7 @@ import type { MethodProtocol } from './protocol';
 import { r3Protocols } from './r3';
 
 import { drChainProtocols } from './dr-chain';
+import { ucsSqlProtocols } from './ucs-sql';
 
 export type { MethodProtocol } from './protocol';
 
@@ -10,6 +11,7 @@ export type { MethodProtocol } from './protocol';
  * entry per method file.
  */
 export const methodProtocols: MethodProtocol[] = [
+  ...ucsSqlProtocols,
   ...drChainProtocols,
   ...r3Protocols,
 ];
