@@ -1,7 +1,8 @@
 export type ParsedTableList = { ok: true; names: string[] } | { ok: false; error: string };
 
 const bullet = /^\s*(?:[-*•]|\d+[.)])\s*/;
-const looksLikeName = (s: string) => s.length > 0 && s.length <= 80 && s.split(/\s+/).length <= 4 && /^[\w .$"`'[\]-]+$/.test(s);
+/** A table name, not prose: at most three words, name characters only, no sentence-ending full stop. */
+const looksLikeName = (s: string) => s.length > 0 && s.length <= 80 && s.split(/\s+/).length <= 3 && /^[\w .$"`'[\]-]+$/.test(s) && !/\s\S*\.$/.test(s);
 const unquote = (s: string) => s.trim().replace(/^["'`[]+|["'`\]]+$/g, '').trim();
 
 function fromJsonArray(text: string): string[] | undefined {
@@ -29,7 +30,7 @@ export function parseTableList(raw: string): ParsedTableList {
   const lines = text.split('\n').map((l) => l.replace(bullet, '').trim()).filter(Boolean)
     .map((l) => l.replace(/^(?:tables?|relevant tables?|answer)\s*:\s*/i, ''));
   const candidates = lines.length === 1 ? lines[0].split(/,|\band\b/) : lines;
-  const names = candidates.map(unquote).filter(looksLikeName);
+  const names = candidates.filter((c) => looksLikeName(c.trim())).map(unquote).filter(Boolean);
   if (names.length === 0) return { ok: false, error: 'no table names found in the answer' };
   return { ok: true, names };
 }

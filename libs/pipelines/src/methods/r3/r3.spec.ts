@@ -1,0 +1,148 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
+import { loadDataset, type DatabaseSchema } from '@sqlsweep/datasets';
+import type { LlmResponse } from '@sqlsweep/llm';
+import { buildIndex, ensureBundledEncoderForTests, openEncoder, openIndex, type Encoder } from '@sqlsweep/retrieval';
+import type { LlmStage, RetrievalServices, StageContext, StageItem } from '../../stage-context';
+import { r3Method, r3Pipeline, type LinkedTables, type SubQuestions } from './r3';
+import type { RagContext } from './rag-context';
+
+const repoRoot = join(__dirname, '..', '..', '..', '..', '..');
+
+function variants(grid: string) {
+  const config = parseSweepConfig(`name: t\ndataset: minibench\nmodels: [sim-strong]\npipelines:\n  - pipeline: r3\n    grid: ${grid}\n`, 'test.yaml');
+  return expandVariants(config);
+}
+const stagesOf = (grid: string) => r3Pipeline.graph(variants(grid)[0]).map((n) => `${n.stage}(${Object.values(n.inputs).join(',')})`);
+
+describe('r3 graph', () => {
+  it('is RAG -> linking -> decomposition -> generation -> evaluate by default, RAG feeding linking and decomposition', () => {
+    expect(stagesOf('{}')).toEqual([
+      'gold()', 'r3.rag()', 'r3.link(r3.rag)', 'r3.decompose(r3.link,r3.rag)', 'r3.generate(r3.link,r3.decompose)', 'evaluate(gold,r3.generate)',
+    ]);
+  });
+
+  it('drops each component for its Table 3 ablation', () => {
+    expect(stagesOf('{ schemaLinking: [false] }')).toEqual(['gold()', 'r3.rag()', 'r3.decompose(r3.rag)', 'r3.generate(r3.decompose)', 'evaluate(gold,r3.generate)']);
+    expect(stagesOf('{ decomposition: [false] }')).toEqual(['gold()', 'r3.rag()', 'r3.link(r3.rag)', 'r3.generate-direct(r3.link)', 'evaluate(gold,r3.generate-direct)']);
+    expect(stagesOf('{ rag: [false] }')).toEqual(['gold()', 'r3.link()', 'r3.decompose(r3.link)', 'r3.generate(r3.link,r3.decompose)', 'evaluate(gold,r3.generate)']);
+  });
+
+  it('adds RAG to generation only when asked', () => {
+    expect(stagesOf('{ ragInGeneration: [true], ragInLinking: [false], ragInDecomposition: [false] }')).toEqual([
+      'gold()', 'r3.rag()', 'r3.link()', 'r3.decompose(r3.link)', 'r3.generate(r3.link,r3.decompose,r3.rag)', 'evaluate(gold,r3.generate)',
+    ]);
+  });
+});
+
+describe('r3 prompts and parsing on minibench dev item 0', () => {
+  let schema: DatabaseSchema;
+  let item: StageItem;
+  const params = { model: 'sim-strong', temperature: 0, maxTokens: 512, sampleIndex: 0, cacheNamespace: '', linkMatchThreshold: 0.5 };
+
+  beforeAll(async () => {
+    const dataset = await loadDataset({ format: 'minibench', path: join(repoRoot, 'data/minibench/dist') });
+    const first = dataset.items.find((i) => i.split === 'dev')!;
+    item = { itemId: first.id, dbId: first.dbId, question: first.question, evidence: first.evidence ?? null, goldSql: first.goldSql };
+    schema = dataset.databases.find((d) => d.dbId === first.dbId)!;
+  });
+
+  const ctx = (inputs: Record<string, unknown>) => ({ item, schema, params, inputs }) as unknown as StageContext;
+  const rag: RagContext = { chunks: [{ id: 'minibench.txt#3', text: 'In airports, the column elevation_ft is the elevation above sea level in feet.', score: 9 }], corpusSha256: 'x', metrics: {} };
+  const link: LinkedTables = { tables: ['airports'], fallback: false, mapped: [], dropped: [], metrics: {} };
+  const decomposition: SubQuestions = { subQuestions: ['Find the elevation of every airport.', 'Take the airport with the highest elevation.'], metrics: {} };
+  const llm = (name: string) => r3Method.stages[name] as LlmStage;
+
+  it.each([
+    ['r3.link', { rag }],
+    ['r3.decompose', { rag, link }],
+    ['r3.generate', { link, decomposition }],
+    ['r3.generate-direct', { link, rag }],
+  ])('renders %s', (stage, inputs) => {
+    const call = llm(stage).prompt(ctx(inputs));
+    expect(call).toMatchObject({ model: 'sim-strong', temperature: 0, maxTokens: 512, sampleIndex: 0 });
+    expect(call.messages).toMatchSnapshot();
+  });
+
+  it('shows only the linked tables to later stages, and every table without linking', () => {
+    const withLink = llm('r3.decompose').prompt(ctx({ link })).messages[1].content;
+    const withoutLink = llm('r3.decompose').prompt(ctx({})).messages[1].content;
+    expect(withLink).toContain('CREATE TABLE airports');
+    expect(withLink).not.toContain('CREATE TABLE flights');
+    expect(withoutLink).toContain('CREATE TABLE flights');
+  });
+
+  const response = (output: string) => ({ output }) as LlmResponse;
+
+  it('maps hallucinated table names and scores linking against the gold tables', () => {
+    const out = llm('r3.link').parse(response('["airport", "runway_lengths"]'), ctx({})) as LinkedTables;
+    expect(out).toMatchObject({ tables: ['airports'], fallback: false, dropped: ['runway_lengths'], mapped: [{ from: 'airport', to: 'airports' }] });
+    expect(out.metrics).toMatchObject({ 'linking.precision': 1, 'linking.recall': 1, 'linking.f1': 1, 'linking.fallback': 0, 'linking.dropped': 1 });
+  });
+
+  it('falls back to the full schema when no name survives, recording why', () => {
+    const out = llm('r3.link').parse(response('I am not sure.'), ctx({})) as LinkedTables;
+    expect(out.fallback).toBe(true);
+    expect(out.parseError).toBe('no table names found in the answer');
+    expect(out.tables).toEqual(schema.tables.map((t) => t.name));
+    expect(out.metrics['linking.recall']).toBe(1);
+  });
+
+  it('falls back to the original question when the decomposition is empty', () => {
+    expect(llm('r3.decompose').parse(response(''), ctx({}))).toEqual({
+      subQuestions: [item.question], parseError: 'no sub-questions found in the answer', metrics: { 'decomposition.subQuestions': 0 },
+    });
+  });
+
+  it('estimates every LLM stage before its inputs exist', () => {
+    for (const stage of ['r3.link', 'r3.decompose', 'r3.generate', 'r3.generate-direct']) {
+      const call = llm(stage).estimate!({ item, schema, params });
+      expect(call.messages.at(-1)!.content).toContain(item.question);
+    }
+  });
+});
+
+describe('r3.rag on the shipped minibench corpus with the bundled encoder', () => {
+  let encoder: Encoder;
+  let retrieval: RetrievalServices;
+
+  beforeAll(async () => {
+    encoder = await openEncoder({ modelDir: ensureBundledEncoderForTests(), intraOpNumThreads: 1 });
+    const indexRoot = mkdtempSync(join(tmpdir(), 'r3-rag-'));
+    retrieval = {
+      encoder: async () => encoder,
+      index: async (spec) => openIndex(indexRoot, (await buildIndex(spec, { encoder, indexRoot })).key).index,
+    };
+  }, 120_000);
+
+  afterAll(async () => encoder?.close());
+
+  async function run(params: Record<string, string | number>, question: string): Promise<RagContext> {
+    const cwd = process.cwd();
+    process.chdir(repoRoot);
+    try {
+      const ctx = { item: { itemId: 'dev-x', dbId: 'flights', question, evidence: null, goldSql: '' }, params, inputs: {}, services: { retrieval } } as unknown as StageContext;
+      const stage = r3Method.stages['r3.rag'];
+      if (stage.kind !== 'compute') throw new Error('r3.rag is a compute stage');
+      return (await stage.run(ctx)).output as RagContext;
+    } finally {
+      process.chdir(cwd);
+    }
+  }
+
+  it('returns budget / chunk-size chunks of at most chunk-size tokens, relevant to the question', async () => {
+    const out = await run({ ragCorpus: 'data/minibench/rag/minibench.txt', ragChunkTokens: 50, ragBudgetTokens: 300 }, 'What is the elevation of the highest airport?');
+    expect(out.chunks).toHaveLength(6);
+    expect(out.metrics).toEqual({ 'rag.chunks': 6 });
+    for (const c of out.chunks) expect(encoder.countTokens(c.text)).toBeLessThanOrEqual(50);
+    expect(out.chunks[0].text).toMatch(/airport/i);
+    expect(out.chunks.some((c) => /elevation/i.test(c.text))).toBe(true);
+  }, 120_000);
+
+  it('names the knob and the path when the corpus is missing', async () => {
+    await expect(run({ ragCorpus: 'data/minibench/rag/nope.txt', ragChunkTokens: 50, ragBudgetTokens: 300 }, 'x?'))
+      .rejects.toThrow(/r3\.rag: cannot read the RAG corpus \(knob ragCorpus\) at .*nope\.txt/);
+  });
+});
