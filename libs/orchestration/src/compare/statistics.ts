@@ -37,9 +37,43 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
 }
 
+/** Inverse-CDF sampler of Binomial(n, p), the CDF tabulated once (O(n)), each draw a binary search. */
+function binomialSampler(n: number, p: number): (u: number) => number {
+  if (n === 0 || p <= 0) return () => 0;
+  if (p >= 1) return () => n;
+  const logPmf = new Float64Array(n + 1);
+  logPmf[0] = n * Math.log1p(-p);
+  const logOdds = Math.log(p) - Math.log1p(-p);
+  let max = logPmf[0];
+  for (let k = 0; k < n; k++) {
+    logPmf[k + 1] = logPmf[k] + Math.log((n - k) / (k + 1)) + logOdds;
+    if (logPmf[k + 1] > max) max = logPmf[k + 1];
+  }
+  const cdf = new Float64Array(n + 1);
+  let total = 0;
+  for (let k = 0; k <= n; k++) cdf[k] = total += Math.exp(logPmf[k] - max);
+  for (let k = 0; k <= n; k++) cdf[k] /= total;
+  cdf[n] = 1;
+  return (u) => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cdf[mid] >= u) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+}
+
 /**
  * Paired bootstrap of the execution-accuracy difference EX(B) - EX(A) in percentage points: items are resampled
  * with replacement (keeping each item's A and B outcomes together) and the interval is the percentile interval.
+ *
+ * Only the discordant items move the delta, so a resample is drawn from its counts rather than item by item: the
+ * number of discordant draws D ~ Binomial(n, discordant/n), of which onlyB ~ Binomial(D, onlyB/discordant). That is
+ * the same distribution as drawing n items, in O(log n) per resample instead of O(n) (BIRD dev with 10,000
+ * resamples: milliseconds instead of a second on the orchestrator's event loop).
  */
 export function pairedBootstrap(pairs: PairedOutcome[], opts: BootstrapOptions = {}): BootstrapInterval {
   assertPairs(pairs, 'paired bootstrap');
@@ -48,15 +82,24 @@ export function pairedBootstrap(pairs: PairedOutcome[], opts: BootstrapOptions =
   if (!Number.isInteger(resamples) || resamples < 1) throw new Error(`paired bootstrap: resamples must be a positive integer, got ${resamples}`);
   if (!(confidence > 0 && confidence < 1)) throw new Error(`paired bootstrap: confidence must be between 0 and 1, got ${confidence}`);
   const n = pairs.length;
-  // Only the per-item difference matters: -1 (only A right), 0, +1 (only B right).
-  const diff = Int8Array.from(pairs, (p) => Number(p.b) - Number(p.a));
-  const delta = (100 * diff.reduce((s, d) => s + d, 0)) / n;
+  let onlyA = 0;
+  let onlyB = 0;
+  for (const p of pairs) {
+    if (p.a && !p.b) onlyA++;
+    else if (p.b && !p.a) onlyB++;
+  }
+  const discordant = onlyA + onlyB;
+  const delta = (100 * (onlyB - onlyA)) / n;
   const random = seededRandom(opts.seed ?? 0);
+  const drawDiscordant = binomialSampler(n, discordant / n);
+  const drawOnlyB = new Map<number, (u: number) => number>();
   const deltas = new Float64Array(resamples);
   for (let r = 0; r < resamples; r++) {
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += diff[Math.floor(random() * n)];
-    deltas[r] = (100 * sum) / n;
+    const d = drawDiscordant(random());
+    let sampler = drawOnlyB.get(d);
+    if (!sampler) drawOnlyB.set(d, (sampler = binomialSampler(d, discordant === 0 ? 0 : onlyB / discordant)));
+    const b = sampler(random());
+    deltas[r] = (100 * (2 * b - d)) / n;
   }
   deltas.sort();
   const tail = (1 - confidence) / 2;
