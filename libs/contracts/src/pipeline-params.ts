@@ -1,4 +1,5 @@
 import { zeroShotGrids } from './pipelines/zero-shot';
+import { rbSqlGrids } from './pipelines/rb-sql';
 import { drChainGrids } from './pipelines/dr-chain';
 import { r3Grids } from './pipelines/r3';
 import { baselinesGrids } from './pipelines/baselines';
@@ -9,6 +10,7 @@ import { ucsSqlGrids } from './pipelines/ucs-sql';
  * left out takes the paper default (a one-value grid). A method adds one import and one spread line here.
  */
 export const pipelineGrids = {
+  ...rbSqlGrids,
   ...ucsSqlGrids,
   ...drChainGrids,
   ...r3Grids,

@@ -1,6 +1,7 @@
 import { pipelineNames, type PipelineName } from '@sqlsweep/contracts';
 import type { MethodModule } from './method';
 import { zeroShotMethod } from './methods/zero-shot';
+import { rbSqlMethod } from './methods/rb-sql';
 import { drChainMethod } from './methods/dr-chain';
 import { r3Method } from './methods/r3';
 import { baselinesMethod } from './methods/baselines';
@@ -11,6 +12,7 @@ import { ucsSqlMethod } from './methods/ucs-sql';
 
 /** Every method. A method adds one import and one entry here. */
 const methods: MethodModule[] = [
+  rbSqlMethod,
   ucsSqlMethod,
   drChainMethod,
   r3Method,

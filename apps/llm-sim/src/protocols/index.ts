@@ -1,4 +1,5 @@
 import type { MethodProtocol } from './protocol';
+import { rbSqlProtocols } from './rb-sql';
 import { r3Protocols } from './r3';
 
 import { drChainProtocols } from './dr-chain';
@@ -11,6 +12,7 @@ export type { MethodProtocol } from './protocol';
  * entry per method file.
  */
 export const methodProtocols: MethodProtocol[] = [
+  ...rbSqlProtocols,
   ...ucsSqlProtocols,
   ...drChainProtocols,
   ...r3Protocols,

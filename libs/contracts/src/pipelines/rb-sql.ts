@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { grid } from './grid';
+
+/** The most shots (and so decomposition stages) one RB-SQL variant may ask for. */
+export const RB_SQL_MAX_SHOTS = 8;
+/** The most error-correction rounds one RB-SQL variant may unroll. */
+export const RB_SQL_MAX_CORRECTIONS = 8;
+
+/**
+ * RB-SQL knobs with the paper defaults (docs/methods/rb-sql.md). θ and μ are MaxSim thresholds for a BERT-size
+ * ColBERT: the bundled lexical encoder scores on a smaller scale, so they keep fewer items with it.
+ */
+export const rbSqlGrids = {
+  'rb-sql': z.strictObject({
+    /** Table-Retriever threshold θ: keep tables with S(q, t) > θ. */
+    theta: grid.numbers(-1000, 1000).default([13]),
+    /** Column-Retriever threshold μ: keep columns of the kept tables with S(q, c) > μ. */
+    mu: grid.numbers(-1000, 1000).default([5]),
+    /** μ': the smaller column threshold that shortens a table whose text exceeds maxTableTokens before TR scores it. */
+    muPrime: grid.numbers(-1000, 1000).default([3]),
+    maxTableTokens: grid.integers(1).default([512]),
+    /** k: few-shot examples. */
+    shots: grid.integers(0, RB_SQL_MAX_SHOTS).default([3]),
+    /** Table 4 switches. */
+    schemaFilter: grid.booleans().default([true]),
+    skeletonOrganization: grid.booleans().default([true]),
+    shotSelection: grid.choices(['skeleton', 'random', 'fixed'] as const).default(['skeleton']),
+    errorCorrection: grid.booleans().default([true]),
+    /** Error-correction rounds (the paper: "up to specific rounds"). */
+    maxCorrections: grid.integers(0, RB_SQL_MAX_CORRECTIONS).default([3]),
+    /** After this many failed correction rounds the filtered schema is replaced by the full schema. */
+    fullSchemaAfter: grid.integers(0, RB_SQL_MAX_CORRECTIONS).default([2]),
+    temperature: grid.numbers(0, 2).default([0.1]),
+    maxTokens: grid.integers(16).default([1024]),
+  }),
+};

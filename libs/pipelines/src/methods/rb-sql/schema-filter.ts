@@ -1,0 +1,99 @@
+import type { DatabaseSchema } from '@sqlsweep/datasets';
+import { columnDocuments, DOCUMENT_BUILDER_VERSION, TableRetriever, tableDocuments, type SchemaIndexes } from '@sqlsweep/retrieval';
+import type { ComputeStage, StageContext } from '../../stage-context';
+import { linkingMetricEntries, linkingMetrics } from '../../sql/linking';
+import { touchedSchema } from '../../sql/touched';
+import type { FilteredSchema, RetrievedTables } from './types';
+
+async function schemaIndexes(ctx: StageContext): Promise<SchemaIndexes> {
+  const common = { datasetVersion: ctx.datasetVersion, dbId: ctx.schema.dbId, builderVersion: DOCUMENT_BUILDER_VERSION };
+  const [tables, columns] = await Promise.all([
+    ctx.services.retrieval.index({ ...common, kind: 'table', documents: tableDocuments(ctx.schema) }),
+    ctx.services.retrieval.index({ ...common, kind: 'column', documents: columnDocuments(ctx.schema) }),
+  ]);
+  return { tables, columns };
+}
+
+async function retriever(ctx: StageContext): Promise<TableRetriever> {
+  const encoder = await ctx.services.retrieval.encoder();
+  return new TableRetriever(encoder, ctx.schema, await schemaIndexes(ctx), { maxTableTokens: Number(ctx.params.maxTableTokens) });
+}
+
+/** The text the retrievers score: the question, with BIRD's evidence when the item has one. */
+export function retrievalQuery(ctx: Pick<StageContext, 'item'>): string {
+  return ctx.item.evidence ? `${ctx.item.question} ${ctx.item.evidence}` : ctx.item.question;
+}
+
+function ratio(kept: number, total: number): number {
+  return total === 0 ? 0 : 1 - kept / total;
+}
+
+/**
+ * Table-Retriever (RB-SQL 4.2.1, 4.2.3): tables with S(q, t) > θ; a table over maxTableTokens is first shortened to
+ * its columns above μ'. When no table passes θ the best one is kept (the paper does not say; an empty schema would
+ * make generation pointless).
+ */
+export const retrieveTablesStage: ComputeStage = {
+  kind: 'compute',
+  run: async (ctx) => {
+    const tr = await retriever(ctx);
+    const scored = await tr.scoreTables(retrievalQuery(ctx), Number(ctx.params.muPrime));
+    let kept = scored.filter((t) => t.score > Number(ctx.params.theta));
+    const fellBack = kept.length === 0 && scored.length > 0;
+    if (fellBack) kept = scored.slice(0, 1);
+    const gold = new Set(touchedSchema(ctx.item.goldSql, ctx.schema).tables);
+    const hits = kept.filter((t) => gold.has(t.table)).length;
+    const output: RetrievedTables = {
+      tables: kept.map((t) => ({ table: t.table, score: t.score, ...(t.shortenedTo ? { shortenedTo: t.shortenedTo } : {}) })),
+      fellBack,
+      metrics: {
+        'rb-sql.tables.recall': gold.size === 0 ? 1 : hits / gold.size,
+        'rb-sql.tables.reduction': ratio(kept.length, ctx.schema.tables.length),
+        'rb-sql.tables.kept': kept.length,
+      },
+    };
+    return { output };
+  },
+};
+
+/** Columns a join needs even when CR scores them low: primary keys and foreign keys among the kept tables. */
+function joinColumns(schema: DatabaseSchema, table: string, kept: ReadonlySet<string>): string[] {
+  const t = schema.tables.find((x) => x.name === table);
+  return (t?.columns ?? []).filter((c) => c.primaryKey || (c.references !== undefined && kept.has(c.references.table))).map((c) => c.name);
+}
+
+/**
+ * Column-Retriever (RB-SQL 4.2.2): columns of the kept tables with S(q, c) > μ, plus each kept table's primary and
+ * foreign keys (our choice: the paper is silent on joins, and a schema without join keys cannot be joined). A kept
+ * table with no column at all keeps its best-scoring one. Records schema-linking P/R/F1 against the gold SQL.
+ */
+export const retrieveColumnsStage: ComputeStage = {
+  kind: 'compute',
+  run: async (ctx) => {
+    const tables = (ctx.inputs.tables as RetrievedTables).tables.map((t) => t.table);
+    const tr = await retriever(ctx);
+    const query = await tr.encodeQuestion(retrievalQuery(ctx));
+    const scored = await tr.retrieveColumns(query, tables, -Infinity);
+    const mu = Number(ctx.params.mu);
+    const keptTables = new Set(tables);
+    const filtered: FilteredSchema['tables'] = ctx.schema.tables.filter((t) => keptTables.has(t.name)).map((t) => {
+      const own = scored.filter((d) => d.payload.table === t.name);
+      const passed = new Set(own.filter((d) => d.score > mu).map((d) => String(d.payload.column)));
+      for (const c of joinColumns(ctx.schema, t.name, keptTables)) passed.add(c);
+      if (passed.size === 0 && own.length > 0) passed.add(String(own[0].payload.column));
+      return { table: t.name, columns: t.columns.filter((c) => passed.has(c.name)).map((c) => c.name) };
+    });
+    const gold = touchedSchema(ctx.item.goldSql, ctx.schema);
+    const predicted = { tables: filtered.map((t) => t.table), columns: filtered.flatMap((t) => t.columns.map((column) => ({ table: t.table, column }))) };
+    const totalColumns = ctx.schema.tables.reduce((n, t) => n + t.columns.length, 0);
+    const output: FilteredSchema = {
+      tables: filtered,
+      metrics: {
+        ...linkingMetricEntries('rb-sql.linking', linkingMetrics(predicted, gold)),
+        'rb-sql.columns.reduction': ratio(predicted.columns.length, totalColumns),
+        'rb-sql.columns.kept': predicted.columns.length,
+      },
+    };
+    return { output };
+  },
+};
