@@ -227,6 +227,19 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
     await expect400(await get(`/api/runs/${run.id}/param-sweep?knob=theta`), 'query.knob', /no variant of this run has "theta"/);
   });
 
+  it('serves every route of the contract (a placeholder id may be unknown, but the route exists)', async () => {
+    expect(await (await get('/api/no-such-route', auth)).text()).toMatch(/Cannot GET/); // what a missing route looks like
+    const ids: Record<string, string> = { runId: '00000000-0000-4000-8000-000000000000', variantId: '00000000-0000-4000-8000-000000000000', sweepId: '00000000-0000-4000-8000-000000000000', versionId: '1', itemId: 'x', name: 'demo-nightly' };
+    for (const route of apiRoutes) {
+      const path = `/api${route.path.replace(/\{(\w+)\}/g, (_m, k: string) => ids[k])}`;
+      const res = route.method === 'get' ? await get(path, auth) : await post(path, {});
+      const body = await res.text();
+      expect({ path, missing: res.status === 404 && /Cannot (GET|POST)/.test(body) }).toEqual({ path, missing: false });
+    }
+    expect((await get('/api/schedules')).status).toBe(200);
+    expect((await get('/api/alerts')).status).toBe(200);
+  });
+
   it('publishes an OpenAPI document generated from the contracts, listing every route', async () => {
     const doc = await getJson('/api/openapi.json');
     expect(doc.openapi).toBe('3.1.0');

@@ -42,5 +42,9 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'get', path: '/runs/{runId}/cost-accuracy', summary: 'Cost against EX per variant, with the Pareto front', response: costAccuracySchema, changesState: false },
   { method: 'get', path: '/runs/{runId}/param-sweep', summary: 'EX against one knob with the others fixed', query: paramSweepQuerySchema, response: paramSweepSchema, changesState: false },
   { method: 'get', path: '/runs/{runId}/export', summary: 'Predictions (spider, bird) or item results (csv, jsonl)', query: exportQuerySchema, changesState: false },
+  // Nightly schedules (served by the schedules module); their rows are described loosely here.
+  { method: 'get', path: '/schedules', summary: 'Schedules with their next fire time and last run', response: z.array(z.record(z.string(), z.unknown())), changesState: false },
+  { method: 'get', path: '/schedules/{name}/runs', summary: 'Runs of one schedule over time with per-variant EX (trends)', query: z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() }), response: z.array(z.record(z.string(), z.unknown())), changesState: false },
+  { method: 'get', path: '/alerts', summary: 'Regression alerts, newest first', query: z.object({ schedule: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).optional() }), response: z.array(z.record(z.string(), z.unknown())), changesState: false },
   { method: 'get', path: '/compare', summary: 'Compare two variants or two runs: paired bootstrap, McNemar, flips', query: compareQuerySchema, response: comparisonSchema, changesState: false },
 ];
