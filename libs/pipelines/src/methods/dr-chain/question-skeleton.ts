@@ -1,4 +1,5 @@
-import type { DatabaseSchema } from '@sqlsweep/datasets';
+/** The part of a schema skeleton extraction reads: table and column names. */
+export interface SchemaNames { tables: ReadonlyArray<{ name: string; columns: ReadonlyArray<{ name: string }> }> }
 
 /** Placeholder for a masked schema mention or value, as in Guo et al.'s de-semanticised question skeletons. */
 export const SKELETON_MASK = '_';
@@ -36,7 +37,7 @@ function nameWords(name: string): string[] {
 }
 
 /** The schema vocabulary: singular lower-cased words of every table and column name. */
-export function schemaVocabulary(schema: Pick<DatabaseSchema, 'tables'>): Set<string> {
+export function schemaVocabulary(schema: SchemaNames): Set<string> {
   const words = new Set<string>();
   for (const table of schema.tables) {
     for (const w of nameWords(table.name)) words.add(w);
@@ -51,7 +52,7 @@ export function schemaVocabulary(schema: Pick<DatabaseSchema, 'tables'>): Set<st
  * - values: quoted text, numbers, and capitalised words that do not start the sentence (proper names);
  * - schema mentions: words whose singular form is a word of a table or column name, unless a structure word.
  */
-export function questionSkeleton(question: string, schema: Pick<DatabaseSchema, 'tables'>): string {
+export function questionSkeleton(question: string, schema: SchemaNames): string {
   const vocabulary = schemaVocabulary(schema);
   const tokens = question.trim().match(WORD) ?? [];
   const out: string[] = [];

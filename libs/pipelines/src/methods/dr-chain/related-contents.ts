@@ -5,15 +5,17 @@ import { touchedSchema, type TouchedSchema } from '../../sql/touched';
 /** Phrases of the question that look like values: quoted text, numbers, and capitalised names after the first word. */
 export function questionValues(question: string): string[] {
   const found = new Set<string>();
-  for (const m of question.matchAll(/"([^"]+)"|'([^']{2,})'/g)) found.add((m[1] ?? m[2])!.trim());
+  for (const m of question.matchAll(/"([^"]+)"|(?<!\w)'([^']{2,})'(?!\w)/g)) found.add((m[1] ?? m[2])!.trim());
   for (const m of question.matchAll(/\b\d+(?:\.\d+)?\b/g)) found.add(m[0]);
-  const words = question.replace(/["'?.,!;:()]/g, ' ').split(/\s+/).filter(Boolean);
+  // Quoted phrases are already taken whole; a comma stands in for them so names on either side stay apart.
+  const unquoted = question.replace(/"[^"]+"|(?<!\w)'[^']{2,}'(?!\w)/g, ' , ');
+  const words = unquoted.split(/\s+|(?=[?.,!;:()])|(?<=[?.,!;:()])/).filter(Boolean);
   let run: string[] = [];
   const flush = () => {
     if (run.length) found.add(run.join(' '));
     run = [];
   };
-  words.forEach((w, i) => (i > 0 && /^[A-Z][\w-]*$/.test(w) ? run.push(w) : flush()));
+  words.forEach((w, i) => (i > 0 && /^[A-Z][\w'-]*$/.test(w) ? run.push(w) : flush()));
   flush();
   return [...found].filter((v) => v.length > 0).slice(0, 6);
 }
