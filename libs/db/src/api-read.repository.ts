@@ -106,11 +106,15 @@ export class ApiReadRepository {
     return rows[0];
   }
 
-  /** Item results so far, cost of every stage result the run's plan points at, first and last result times. */
+  /**
+   * Item results so far, what this run itself spent (results it computed; reused ones cost it nothing), and the
+   * first and last result times.
+   */
   async runProgress(runId: string): Promise<{ itemsDone: number; costUsd: number; firstAt: Date | null; lastAt: Date | null }> {
     const { rows } = await sql<{ itemsDone: number; costUsd: number | null; firstAt: Date | null; lastAt: Date | null }>`
       SELECT (SELECT count(*)::int FROM item_results ir WHERE ir.run_id = ${runId}) AS "itemsDone",
-        (SELECT sum(sr.cost_usd) FROM stage_results sr WHERE sr.stage_key IN (SELECT stage_key FROM run_stages WHERE run_id = ${runId})) AS "costUsd",
+        (SELECT sum(sr.cost_usd) FROM stage_results sr
+          WHERE sr.stage_key IN (SELECT stage_key FROM run_stages WHERE run_id = ${runId}) AND sr.run_id = ${runId}) AS "costUsd",
         (SELECT min(created_at) FROM item_results WHERE run_id = ${runId}) AS "firstAt",
         (SELECT max(created_at) FROM item_results WHERE run_id = ${runId}) AS "lastAt"`.execute(this.db);
     return { ...rows[0], costUsd: rows[0].costUsd ?? 0 };

@@ -63,6 +63,7 @@ export const runDetailSchema = z.object({
   progress: z.array(stageProgressSchema),
   itemsDone: z.number().int(),
   itemsPlanned: z.number().int(),
+  /** Spent by this run so far: LLM cost of the stage results it computed itself (reused results cost it nothing). */
   costSoFarUsd: z.number(),
   /** Seconds left at the rate observed so far; null when nothing finished yet or the run is not running. */
   etaSeconds: z.number().nullable(),
