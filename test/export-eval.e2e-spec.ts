@@ -82,6 +82,10 @@ describe('orchestrator API over a finished demo sweep', () => {
       expect(row.correct).toBe(s.correct);
       expect(row.costUsd).toBeCloseTo(s.cost_usd, 9);
       expect(row.simulated).toBe(true);
+      const stored = (s as unknown as { metrics: Record<string, number> }).metrics;
+      expect(Object.keys(row.metrics).sort()).toEqual(Object.keys(stored).sort());
+      for (const [k, mean] of Object.entries(stored)) expect(row.metrics[k]).toBeCloseTo(mean, 9);
+      expect(row.ves).toBe(stored.ves ?? null);
       expect(row.byDifficulty.reduce((n: number, d: { items: number }) => n + d.items, 0)).toBe(60);
     }
     expect(detail.leaderboard[0].ex).toBeGreaterThanOrEqual(detail.leaderboard[1].ex);

@@ -25,14 +25,16 @@ export function variantDto(v: VariantRecord): VariantDto {
 
 /** Leaderboard from the item results present now, best EX first (ties in variant order). */
 export async function leaderboard(repo: ApiReadRepository, runId: string): Promise<LeaderboardRowDto[]> {
-  const [variants, { scores, byDifficulty }] = await Promise.all([repo.variants(runId), repo.variantScores(runId)]);
+  const [variants, { scores, byDifficulty, metrics }] = await Promise.all([repo.variants(runId), repo.variantScores(runId)]);
   const rows = variants.flatMap((v): LeaderboardRowDto[] => {
     const s = scores.find((x) => x.variantId === v.id);
     if (!s) return [];
+    const means = Object.fromEntries(metrics.filter((m) => m.variantId === v.id).map((m) => [m.metric, m.mean]));
     return [{
       variantId: v.id, variantKey: v.variant_key, label: v.label, pipeline: v.pipeline, model: v.model, sampleIndex: v.sample_index,
       params: scalarParams(v.params), items: s.items, correct: s.correct, errors: s.errors, ex: (100 * s.correct) / s.items,
-      ves: null,
+      ves: means.ves ?? null,
+      metrics: means,
       byDifficulty: byDifficulty.filter((d) => d.variantId === v.id).map((d) => ({ difficulty: d.difficulty, items: d.items, correct: d.correct, ex: (100 * d.correct) / d.items })),
       inputTokens: s.inputTokens, outputTokens: s.outputTokens, costUsd: s.costUsd,
       costPerCorrectUsd: s.correct > 0 ? s.costUsd / s.correct : null, meanLatencyMs: s.meanLatencyMs, simulated: s.simulated,

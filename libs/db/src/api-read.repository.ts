@@ -22,7 +22,7 @@ export interface ItemResultFilter {
 export interface ItemResultView {
   runId: string; variantId: string; variantLabel: string; itemId: string; dbId: string; question: string;
   difficulty: string | null; correct: boolean; errored: boolean; reason: string; predictedSql: string | null;
-  inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number; simulated: boolean;
+  inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number; simulated: boolean; metrics: Record<string, unknown>;
 }
 
 export interface RunListRow {
@@ -36,6 +36,8 @@ export interface VariantScoreRow {
   costUsd: number; meanLatencyMs: number; simulated: boolean;
 }
 export interface DifficultyScoreRow { variantId: string; difficulty: string; items: number; correct: number }
+/** Mean of one numeric per-item metric (stage outputs' `metrics`, e.g. schema-linking recall) over a variant's items. */
+export interface VariantMetricRow { variantId: string; metric: string; mean: number; items: number }
 
 export interface StageTraceRow {
   stage: string; stageKey: string; role: string; output: unknown; trace: unknown; failure: string | null;
@@ -125,8 +127,8 @@ export class ApiReadRepository {
   }
 
   /** Scores per variant from the item results present now (a running run gets partial scores). */
-  async variantScores(runId: string): Promise<{ scores: VariantScoreRow[]; byDifficulty: DifficultyScoreRow[] }> {
-    const [scores, byDifficulty] = await Promise.all([
+  async variantScores(runId: string): Promise<{ scores: VariantScoreRow[]; byDifficulty: DifficultyScoreRow[]; metrics: VariantMetricRow[] }> {
+    const [scores, byDifficulty, metrics] = await Promise.all([
       sql<VariantScoreRow>`
         SELECT variant_id AS "variantId", count(*)::int AS items, count(*) FILTER (WHERE correct)::int AS correct,
           count(*) FILTER (WHERE errored)::int AS errors, sum(input_tokens)::float8 AS "inputTokens",
@@ -137,8 +139,12 @@ export class ApiReadRepository {
         SELECT variant_id AS "variantId", coalesce(difficulty, 'unknown') AS difficulty, count(*)::int AS items,
           count(*) FILTER (WHERE correct)::int AS correct
         FROM item_results WHERE run_id = ${runId} GROUP BY variant_id, coalesce(difficulty, 'unknown') ORDER BY 2`.execute(this.db),
+      sql<VariantMetricRow>`
+        SELECT ir.variant_id AS "variantId", e.key AS metric, avg((e.value)::text::float8) AS mean, count(*)::int AS items
+        FROM item_results ir, jsonb_each(ir.metrics) e
+        WHERE ir.run_id = ${runId} AND jsonb_typeof(e.value) = 'number' GROUP BY ir.variant_id, e.key ORDER BY e.key`.execute(this.db),
     ]);
-    return { scores: scores.rows, byDifficulty: byDifficulty.rows };
+    return { scores: scores.rows, byDifficulty: byDifficulty.rows, metrics: metrics.rows };
   }
 
   async itemResults(runId: string, f: ItemResultFilter): Promise<{ items: ItemResultView[]; total: number }> {
@@ -162,7 +168,7 @@ export class ApiReadRepository {
         SELECT ir.run_id AS "runId", ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId",
           di.db_id AS "dbId", di.question, ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql",
           ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd",
-          ir.latency_ms AS "latencyMs", ir.simulated
+          ir.latency_ms AS "latencyMs", ir.simulated, ir.metrics
         ${from} WHERE ${where}
         ORDER BY ${sortColumn} ${order} NULLS LAST, di.position, v.position
         LIMIT ${f.limit} OFFSET ${f.offset}`.execute(this.db),

@@ -38,6 +38,8 @@ export const itemResultSchema = z.object({
   costUsd: z.number(),
   latencyMs: z.number(),
   simulated: z.boolean(),
+  /** Stage metrics of this item (copied from its stage outputs' `metrics`). */
+  metrics: z.record(z.string(), z.unknown()),
 }).meta({ id: 'ItemResult' });
 export type ItemResultDto = z.infer<typeof itemResultSchema>;
 export const itemResultsPageSchema = pageSchema(itemResultSchema).meta({ id: 'ItemResultsPage' });

@@ -34,7 +34,7 @@ export const difficultyScoreSchema = z.object({
   difficulty: z.string(), items: z.number().int(), correct: z.number().int(), ex: z.number(),
 });
 
-/** One row of a run's leaderboard; ves is null where the pipeline did not measure efficiency. */
+/** One row of a run's leaderboard; ves is null where the pipeline did not measure efficiency (no `ves` metric). */
 export const leaderboardRowSchema = z.object({
   variantId: z.string().uuid(),
   variantKey: z.string(),
@@ -48,6 +48,8 @@ export const leaderboardRowSchema = z.object({
   errors: z.number().int(),
   ex: z.number(),
   ves: z.number().nullable(),
+  /** Per-item stage metrics (schema-linking precision/recall, retrieval recall, ...) averaged over the variant's items. */
+  metrics: z.record(z.string(), z.number()),
   byDifficulty: z.array(difficultyScoreSchema),
   inputTokens: z.number(),
   outputTokens: z.number(),
