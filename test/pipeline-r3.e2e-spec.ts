@@ -46,7 +46,27 @@ describe('R3 and the few-shot baselines end to end', () => {
     await t?.drop();
   });
 
-  it('gives every item of every variant a result, with traces of every LLM stage and the per-stage metrics', async () => {
+  /** `total  <jobs needed>  <reused>  <LLM calls> <input tokens>` from the dry-run's stage table. */
+  function dryRunTotals(stdout: string): { needed: number; reused: number; llmCalls: number; inputTokens: number } {
+    const m = /^total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(stdout);
+    if (!m) throw new Error(`no total line in the dry-run output:\n${stdout}`);
+    return { needed: Number(m[1]), reused: Number(m[2]), llmCalls: Number(m[3]), inputTokens: Number(m[4]) };
+  }
+
+  // Counted from the stage graphs, per item: gold 1, evaluate 6; r3.rag 1 (shared by full, no-sl, no-qd); r3.link 2
+  // (full = no-qd, no-rag); r3.decompose 3 and r3.generate 3 (full, no-sl, no-rag); r3.generate-direct 1 (no-qd);
+  // one selection per few-shot baseline and one few-shot.generate each.
+  const ITEMS = 10;
+  const expectedLlmCalls = ITEMS * (2 + 3 + 3 + 1 + 2);
+  const expectedJobs = ITEMS * (1 + 6 + 1 + 2) + expectedLlmCalls;
+
+  it('gives every item of every variant a result, with traces of every LLM stage and the per-stage metrics; a rerun reuses all', async () => {
+    const dry = await runCli(['run', configFile, '--dry-run'], env);
+    expect(dry.code).toBe(0);
+    const predicted = dryRunTotals(dry.stdout);
+    expect(predicted).toMatchObject({ needed: expectedJobs, reused: 0, llmCalls: expectedLlmCalls });
+    expect(predicted.inputTokens).toBeGreaterThan(expectedLlmCalls * 200);
+
     const run = await runCli(['run', configFile, '--workers', '0', '--no-progress'], env);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -97,5 +117,12 @@ describe('R3 and the few-shot baselines end to end', () => {
     expect(fixedShots.size).toBe(1);
     const randomShots = new Set([...distinct('random-few-shot.select').values()].map((s) => JSON.stringify((s.output as { shots: unknown }).shots)));
     expect(randomShots.size).toBeGreaterThan(1);
+
+    const firstRun = await t.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+    expect(firstRun).toMatchObject({ status: 'done', stage_jobs: expectedJobs, reused_stages: 0 });
+    const again = await runCli(['run', configFile, '--workers', '0', '--no-progress'], env);
+    expect(again.code).toBe(0);
+    const secondRun = await t.db.selectFrom('runs').selectAll().where('id', '=', /run ([0-9a-f-]{36}) created/.exec(again.stdout)![1]).executeTakeFirstOrThrow();
+    expect(secondRun).toMatchObject({ status: 'done', stage_jobs: 0, reused_stages: expectedJobs });
   });
 });
