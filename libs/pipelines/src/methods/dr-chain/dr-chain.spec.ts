@@ -182,6 +182,8 @@ describe('dr-chain on minibench (prompts, parsing, feedback, retrieval)', () => 
     const scores = retrieved.demonstrations.slice(0, 3).map((d) => d.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
     expect(retrieved.metrics['retrieve.demonstrations']).toBe(5);
+    expect(retrieved.metrics['retrieve.skeletonMatchShare']).toBeGreaterThanOrEqual(0);
+    expect(retrieved.metrics['retrieve.skeletonMatchAny']).toBe(retrieved.metrics['retrieve.skeletonMatchShare']! > 0 ? 1 : 0);
 
     const plain = (await compute(names.retrieve).run(ctx({ ...inputs, skeletons: { ...skeletons as object, simplified: null } }, { params: { ...params, k1: 3, k2: 2 } }))).output as Retrieved;
     expect(plain.demonstrations.map((d) => d.via)).toEqual(Array(5).fill('original'));

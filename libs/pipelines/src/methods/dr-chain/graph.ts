@@ -42,7 +42,7 @@ export function drChainGraph(variant: VariantSpec): StageNode[] {
   if (simplification) nodes.push({ stage: stageNames.simplify, role: 'llm', version: 1, reads: [...LLM, 'simplifyTemperature'], inputs: {}, template: templates.simplify });
   nodes.push(
     { stage: stageNames.skeletons, role: 'retrieval', version: 1, reads: [], inputs: simplification ? { simplified: stageNames.simplify } : {} },
-    { stage: stageNames.retrieve, role: 'retrieval', version: 1, reads: ['k1', 'k2'], inputs: { skeletons: stageNames.skeletons, repository: `${stageNames.trainSkeletons}[*]` } },
+    { stage: stageNames.retrieve, role: 'retrieval', version: 2, reads: ['k1', 'k2'], inputs: { skeletons: stageNames.skeletons, repository: `${stageNames.trainSkeletons}[*]` } },
     { stage: stageNames.generate, role: 'llm', version: 1, reads: [...LLM, 'temperature', 'maxTokens'], inputs: { retrieve: stageNames.retrieve }, template: templates.generate },
   );
   let previous = stageNames.generate;

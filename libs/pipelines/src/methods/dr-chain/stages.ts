@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { renderSchemaDdl } from '@sqlsweep/datasets';
 import { sqlValueKey, type ExecutionResult } from '@sqlsweep/sql-sandbox';
 import { parseSqlAnswer } from '../../parse-sql';
+import { sqlSkeleton } from '../../sql/skeleton';
 import { trainInputs, type ComputeStage, type EstimateContext, type LlmCall, type LlmStage, type StageContext, type StageItem } from '../../stage-context';
 import { renderTemplate, type PromptTemplate } from '../../template';
 import type { GeneratedSql } from '../../stages/common';
@@ -123,11 +124,17 @@ export const retrieveStage: ComputeStage = {
       await take(skeletons.original, k1 + k2, 'original');
     }
     const demonstrations = [...chosen.values()];
+    // How sample-aware the retrieval was: demonstrations whose SQL has the gold SQL's skeleton (both without schema,
+    // since the demonstrations come from other databases).
+    const goldSkeleton = sqlSkeleton(ctx.item.goldSql);
+    const matching = demonstrations.filter((d) => sqlSkeleton(d.sql) === goldSkeleton).length;
     const output: Retrieved = {
       demonstrations,
       metrics: {
         'retrieve.demonstrations': demonstrations.length,
         'retrieve.meanSimilarity': demonstrations.length ? demonstrations.reduce((s, d) => s + d.score, 0) / demonstrations.length : 0,
+        'retrieve.skeletonMatchShare': demonstrations.length ? matching / demonstrations.length : 0,
+        'retrieve.skeletonMatchAny': matching > 0 ? 1 : 0,
       },
     };
     return { output };
