@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { OrchestratorCore, ScheduleService, type RegressionAlertPayload } from '@sqlsweep/orchestration';
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import { repoRoot, runCli, startSimulator, startWorkers, waitFor, type Proc } from './support/e2e';
@@ -44,6 +44,7 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
   let service: ScheduleService;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let schedulesQueue: Queue;
+  let schedulesEvents: QueueEvents;
 
   beforeAll(async () => {
     t = await createTestDatabase();
@@ -54,6 +55,8 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
     expect(added.code).toBe(0);
     workers = startWorkers(2, env);
     schedulesQueue = new Queue('schedules', { connection: { url: process.env.REDIS_URL }, prefix });
+    schedulesEvents = new QueueEvents('schedules', { connection: { url: process.env.REDIS_URL }, prefix });
+    await schedulesEvents.waitUntilReady();
   });
 
   afterAll(async () => {
@@ -61,6 +64,7 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
     await core?.close();
     await schedulesQueue?.obliterate({ force: true }).catch(() => undefined);
     await schedulesQueue?.close();
+    await schedulesEvents?.close();
     await Promise.all(workers.map((w) => w.stop()));
     await sim?.stop();
     await receiver?.close();
@@ -70,16 +74,19 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
   const fires = () => service.repository.firesOf(schedule);
   const runOf = (id: string) => t.db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
-  /** Lets the waiting fire through, then holds the queue again as soon as it made a run. */
+  /**
+   * Lets the waiting fire through and holds the queue again the moment its job starts, so the next fire (already
+   * due if planning took longer than the cron interval on a loaded machine) waits until the test lets it through.
+   */
   async function letOneFireThrough(count: number): Promise<string> {
+    const started = new Promise<void>((resolve) => schedulesEvents.once('active', () => void schedulesQueue.pause().then(resolve)));
     await schedulesQueue.resume();
-    const runId = await waitFor(`fire ${count} to create a run`, async () => {
+    await started;
+    return waitFor(`fire ${count} to create a run`, async () => {
       const rows = await fires();
       if (rows.some((f) => f.error)) throw new Error(`a fire failed: ${rows.find((f) => f.error)!.error}`);
       return rows.length >= count && rows[count - 1].runId ? rows[count - 1].runId! : undefined;
-    }, 60_000, 100);
-    await schedulesQueue.pause();
-    return runId;
+    }, 120_000, 100);
   }
 
   it('creates one nightly run per fire and delivers exactly one regression alert naming the changed stages, retrying a refused delivery', async () => {
@@ -87,7 +94,7 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
     const schedulesFile = join(dir, 'schedules.yaml');
     writeFileSync(schedulesFile, [
       `alerts:\n  webhookUrl: ${receiver.url}`,
-      `schedules:\n  ${schedule}:\n    cron: "*/4 * * * * *"\n    timezone: UTC\n    sweep: test/fixtures/nightly-sweep.yaml`,
+      `schedules:\n  ${schedule}:\n    cron: "*/5 * * * * *"\n    timezone: UTC\n    sweep: test/fixtures/nightly-sweep.yaml`,
     ].join('\n'));
     core = new OrchestratorCore({
       databaseUrl: t.url, redisUrl: process.env.REDIS_URL!, queuePrefix: prefix,
