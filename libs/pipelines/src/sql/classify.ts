@@ -31,6 +31,9 @@ const TABLE_INTRODUCERS = new Set(['FROM', 'JOIN']);
 /** Keywords that end a FROM clause's comma-separated table list. */
 const FROM_ENDERS = new Set(['WHERE', 'GROUP', 'ORDER', 'LIMIT', 'HAVING', 'UNION', 'INTERSECT', 'EXCEPT', 'ON', 'USING', 'SELECT', 'WINDOW']);
 
+/** Marks "the thing just closed was a FROM subquery", which an alias may follow but which is no schema table. */
+const SUBQUERY = '\u0000subquery';
+
 interface RawPiece { kind: 'word' | 'string' | 'quoted' | 'number' | 'punct'; text: string; spaced: boolean }
 
 function unquote(text: string): string {
@@ -91,6 +94,7 @@ export function classifySql(sql: string, schema?: DatabaseSchema): SqlPiece[] {
   const aliases = new Map<string, string>();
   let inFromList = false;
   let lastTableName: string | undefined; // the table just named in table position (an alias may follow)
+  const parens: boolean[] = []; // per open parenthesis: does it open a FROM/JOIN subquery?
   for (let i = 0; i < raw.length; i++) {
     const p = raw[i];
     const prev = pieces[pieces.length - 1];
@@ -101,21 +105,25 @@ export function classifySql(sql: string, schema?: DatabaseSchema): SqlPiece[] {
     if (p.kind === 'number' || p.kind === 'string') { push('value'); continue; }
     if (p.kind === 'punct') {
       push('punct');
+      if (p.text === '(') parens.push(prev?.kind === 'keyword' && TABLE_INTRODUCERS.has(prev.text));
+      // `FROM (SELECT ...) s`: the name after a FROM subquery is its alias, standing for no schema table.
+      else if (p.text === ')' && parens.pop() === true) lastTableName = SUBQUERY;
       continue;
     }
     const word = p.kind === 'word' ? p.text.toUpperCase() : '';
+    if (p.kind === 'word' && KEYWORDS.has(word)) {
+      push('keyword', { text: word });
+      if (word === 'AS' && takenTable !== undefined) lastTableName = takenTable;
+      if (word === 'FROM') inFromList = true;
+      else if (FROM_ENDERS.has(word)) inFromList = false;
+      continue;
+    }
     if (p.kind === 'word' && next?.kind === 'punct' && next.text === '(' && !(prev && (prev.kind === 'keyword' && TABLE_INTRODUCERS.has(prev.text.toUpperCase())))) {
       push('function', { text: p.text.toUpperCase() });
       continue;
     }
     if (p.kind === 'word' && prev?.kind === 'keyword' && prev.text === 'AS' && TYPE_NAMES.has(word) && next?.text === ')') {
       push('keyword', { text: word });
-      continue;
-    }
-    if (p.kind === 'word' && KEYWORDS.has(word)) {
-      push('keyword', { text: word });
-      if (word === 'FROM') inFromList = true;
-      else if (FROM_ENDERS.has(word)) inFromList = false;
       continue;
     }
     // An identifier (bare word or quoted) or, for a double-quoted token, possibly a string literal.
@@ -137,7 +145,8 @@ export function classifySql(sql: string, schema?: DatabaseSchema): SqlPiece[] {
       continue;
     }
     if (aliasPosition) {
-      const table = takenTable ?? pieces[pieces.length - 2]?.name;
+      const owner = takenTable ?? pieces[pieces.length - 2]?.name;
+      const table = owner === SUBQUERY ? undefined : owner;
       if (table !== undefined) aliases.set(lower, table);
       push('alias', { name, table });
       continue;

@@ -76,3 +76,17 @@ describe('linkingMetrics', () => {
     expect(linkingMetrics({ tables: [], columns: [] }, { tables: ['a'], columns: [] }).tables).toEqual({ precision: 0, recall: 0, f1: 0 });
   });
 });
+
+describe('sqlSkeleton with parenthesised clauses', () => {
+  it('keeps clause keywords before a parenthesis as keywords, and reads a FROM subquery', () => {
+    expect(sqlSkeleton('SELECT a FROM (SELECT b FROM t WHERE (c = 1)) AS s WHERE (s.a > 2)'))
+      .toBe('SELECT [column_name] FROM (SELECT [column_name] FROM [table_name] WHERE ([column_name] = [value])) AS [table_name] WHERE ([table_name].[column_name] > [value])');
+  });
+});
+
+describe('touchedSchema with a FROM subquery', () => {
+  it('reads the inner tables and leaves the subquery alias out', () => {
+    expect(touchedSchema('SELECT s.name FROM (SELECT name FROM singer WHERE age > 30) AS s', schema))
+      .toEqual({ tables: ['Singer'], columns: [{ table: 'Singer', column: 'Name' }, { table: 'Singer', column: 'Age' }] });
+  });
+});
