@@ -34,7 +34,7 @@ export async function startSimulator(opts: { config?: string; seed?: number } = 
 /** Worker processes exactly as production starts them. */
 export function startWorkers(count: number, env: NodeJS.ProcessEnv): Proc[] {
   return Array.from({ length: count }, () =>
-    handle(spawn(process.execPath, [...tsNode, 'apps/worker/src/main.ts'], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] })));
+    handle(spawn(process.execPath, [...tsNode, 'apps/worker/src/main.ts'], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'inherit', 'inherit'] })));
 }
 
 export interface CliResult { code: number; stdout: string; stderr: string }

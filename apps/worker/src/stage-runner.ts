@@ -3,7 +3,8 @@ import type { StageJobPayload } from '@sqlsweep/contracts';
 import { sha256File, type DatabaseSchema } from '@sqlsweep/datasets';
 import type { DatasetRepository, StageRepository, StoredItem } from '@sqlsweep/db';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
-import { stageImplementations, type LlmStage, type RetrievalServices, type StageContext, type StageRun } from '@sqlsweep/pipelines';
+import { stageImplementations, type LlmStage, type RetrievalServices, type StageContext, type StageImplementation, type StageRun } from '@sqlsweep/pipelines';
+import type { LlmRequest, LlmResponse } from '@sqlsweep/llm';
 import { WorkerDataset } from './stage-services';
 import { Worker, UnrecoverableError, type Job, type QueueClient } from '@sqlsweep/queue';
 import type { SandboxPool } from '@sqlsweep/sql-sandbox';
@@ -37,7 +38,7 @@ export class StageRunner {
   async run(p: StageJobPayload, job: Job): Promise<void> {
     const existing = await this.deps.stages.getResults([p.stageKey]);
     if (!existing.has(p.stageKey)) await this.compute(p, job);
-    await this.deps.queue.enqueue('run.advance', { stageKey: p.stageKey }, { key: p.stageKey });
+    await this.advance(p.stageKey);
   }
 
   /** After the last attempt: a per-run failure (never memoized), then advance so the items are closed as errors. */
@@ -47,8 +48,42 @@ export class StageRunner {
   }
 
   private async compute(p: StageJobPayload, job: Job): Promise<void> {
+    const impl = this.implementation(p);
+    const ctx = await this.context(p, job);
+    const started = performance.now();
+    let run: StageRun;
+    try {
+      run = impl.kind === 'compute' ? await impl.run(ctx) : (impl.skip?.(ctx) ?? await this.ask(impl, ctx, p));
+    } catch (e) {
+      throw await this.translate(e, job);
+    }
+    await this.store(p, { ...run, latencyMs: run.latencyMs ?? performance.now() - started }, job.id);
+  }
+
+  implementation(p: StageJobPayload): StageImplementation {
     const impl = stageImplementations[p.stage];
     if (!impl) throw new UnrecoverableError(`no implementation for stage "${p.stage}"`);
+    return impl;
+  }
+
+  /** Stores a stage's output once by key; true when this call wrote it. */
+  async store(p: StageJobPayload, run: StageRun, jobId?: string): Promise<boolean> {
+    const inserted = await this.deps.stages.saveResult({
+      stageKey: p.stageKey, stage: p.stage, output: run.output, simulated: run.simulated ?? false,
+      inputTokens: run.usage?.inputTokens, cachedInputTokens: run.usage?.cachedInputTokens, outputTokens: run.usage?.outputTokens,
+      costUsd: run.costUsd, latencyMs: run.latencyMs, trace: run.trace,
+      runId: p.runId, variantId: p.variantId, machine: this.machine,
+    });
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId, stage: p.stage, inserted }, 'stage done');
+    return inserted;
+  }
+
+  async advance(stageKey: string): Promise<void> {
+    await this.deps.queue.enqueue('run.advance', { stageKey }, { key: stageKey });
+  }
+
+  /** The stage's context: its item, database replica and input outputs, from Postgres. */
+  async context(p: StageJobPayload, job: Job): Promise<StageContext> {
     const item = await this.item(p.datasetVersionId, p.itemId);
     const db = await this.database(p.datasetVersionId, item.dbId);
     const inputKeys = Object.entries(p.inputs);
@@ -65,39 +100,16 @@ export class StageRunner {
       params: p.params, inputs, priority: (job.opts.priority ?? 1) > 1 ? 'nightly' : 'interactive',
       services: { sandbox: this.deps.sandbox, sqlDeadlineMs: this.deps.sqlDeadlineMs, retrieval: this.deps.retrieval, dataset: version.dataset },
     };
-    const started = performance.now();
-    let run: StageRun;
-    try {
-      run = impl.kind === 'compute' ? await impl.run(ctx) : (impl.skip?.(ctx) ?? await this.ask(impl, ctx, p));
-    } catch (e) {
-      throw await this.translate(e, job);
-    }
-    const inserted = await this.deps.stages.saveResult({
-      stageKey: p.stageKey, stage: p.stage, output: run.output, simulated: run.simulated ?? false,
-      inputTokens: run.usage?.inputTokens, cachedInputTokens: run.usage?.cachedInputTokens, outputTokens: run.usage?.outputTokens,
-      costUsd: run.costUsd, latencyMs: run.latencyMs ?? performance.now() - started, trace: run.trace,
-      runId: p.runId, variantId: p.variantId, machine: this.machine,
-    });
-    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted }, 'stage done');
+    return ctx;
   }
 
   private async ask(stage: LlmStage, ctx: StageContext, p: StageJobPayload): Promise<StageRun> {
-    const call = stage.prompt(ctx);
-    const response = await this.deps.llm.complete({
-      model: call.model, messages: call.messages, temperature: call.temperature, maxTokens: call.maxTokens,
-      sampleIndex: call.sampleIndex, templateVersion: call.templateVersion, priority: ctx.priority,
-      cacheNamespace: String(p.params.cacheNamespace ?? '') || undefined,
-    });
-    const output = stage.parse(response, ctx);
-    const parseError = (output as { parseError?: string } | null)?.parseError;
-    return {
-      output, usage: response.usage, costUsd: response.costUsd, latencyMs: response.latencyMs, simulated: response.simulated,
-      trace: { prompt: call.messages, response: response.output, ...(parseError ? { error: parseError } : {}) },
-    };
+    const request = llmRequestOf(stage, ctx, p);
+    return llmStageRun(stage, ctx, request, await this.deps.llm.complete(request));
   }
 
   /** LLM errors become BullMQ's vocabulary: rate limits wait, quota and bad requests stop, the rest retry. */
-  private async translate(e: unknown, job: Job): Promise<Error> {
+  async translate(e: unknown, job: Job): Promise<Error> {
     if (!isLlmError(e)) return e instanceof Error ? e : new Error(String(e));
     const d = queueDisposition(e);
     if (d.action === 'rate_limit') {
@@ -144,4 +156,24 @@ function memo<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promis
     p.catch(() => cache.delete(key));
   }
   return p;
+}
+
+/** The request an LLM stage makes, with the sweep's cache namespace and the run's priority lane. */
+export function llmRequestOf(stage: LlmStage, ctx: StageContext, p: StageJobPayload): LlmRequest {
+  const call = stage.prompt(ctx);
+  return {
+    model: call.model, messages: call.messages, temperature: call.temperature, maxTokens: call.maxTokens,
+    sampleIndex: call.sampleIndex, templateVersion: call.templateVersion, priority: ctx.priority,
+    cacheNamespace: String(p.params.cacheNamespace ?? '') || undefined,
+  };
+}
+
+/** An LLM stage's stored result: the parsed output, accounting, and the prompt and raw answer as its trace. */
+export function llmStageRun(stage: LlmStage, ctx: StageContext, request: LlmRequest, response: LlmResponse): StageRun {
+  const output = stage.parse(response, ctx);
+  const parseError = (output as { parseError?: string } | null)?.parseError;
+  return {
+    output, usage: response.usage, costUsd: response.costUsd, latencyMs: response.latencyMs, simulated: response.simulated,
+    trace: { prompt: request.messages, response: response.output, ...(parseError ? { error: parseError } : {}) },
+  };
 }

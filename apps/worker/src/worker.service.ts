@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppEnv } from '@sqlsweep/config';
+import type { StageJobPayload } from '@sqlsweep/contracts';
 import { createDb, DatasetRepository, LlmCacheRepository, StageRepository, type Db } from '@sqlsweep/db';
 import { Pool } from 'pg';
 import { LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
@@ -8,6 +9,7 @@ import { SandboxPool } from '@sqlsweep/sql-sandbox';
 import pino from 'pino';
 import { StageRunner } from './stage-runner';
 import { buildSchemaIndexJob } from './index-builder';
+import { LlmBatchRunner } from './llm-batch';
 import { WorkerRetrieval } from './stage-services';
 
 export const WORKER_ENV = Symbol('WORKER_ENV');
@@ -60,15 +62,18 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       redisUrl: env.REDIS_URL, prefix: env.SQLSWEEP_QUEUE_PREFIX, queues, lockDurationMs: env.SQLSWEEP_JOB_LOCK_MS,
       onFailed: (job, error, final) => {
         this.log.warn({ jobId: job.id, stage: job.data?.stage, runId: job.data?.runId, final, err: error.message }, 'stage attempt failed');
-        if (final && job.name.startsWith('stage.')) void runner.fail(job.data, error).catch((e: Error) => this.log.error({ err: e.message }, 'recording a failure failed'));
+        const failed: StageJobPayload[] = !final ? [] : job.name.startsWith('stage.') ? [job.data] : job.name === 'llm.batch' ? job.data.stages : [];
+        for (const p of failed) void runner.fail(p, error).catch((e: Error) => this.log.error({ err: e.message }, 'recording a failure failed'));
       },
     });
     const stage = (p: Parameters<StageRunner['run']>[0], job: Parameters<StageRunner['run']>[1]) => runner.run(p, job);
     const datasets = new DatasetRepository(this.db);
     const retrieval = this.retrieval;
-    const handlers: JobHandlers<'stage.llm' | 'stage.sql' | 'stage.retrieval' | 'index.build'> = {
+    const batches = new LlmBatchRunner({ runner, llm, stages: new StageRepository(this.db), pollMs: env.SQLSWEEP_BATCH_POLL_MS });
+    const handlers: JobHandlers<'stage.llm' | 'stage.sql' | 'stage.retrieval' | 'index.build' | 'llm.batch'> = {
       'stage.llm': stage, 'stage.sql': stage, 'stage.retrieval': stage,
       'index.build': (p) => buildSchemaIndexJob(p, { datasets, retrieval }),
+      'llm.batch': (p, job, token) => batches.run(p, job, token),
     };
     this.host.start(handlers);
     this.log.info({ roles: env.SQLSWEEP_ROLES, queues, prefix: env.SQLSWEEP_QUEUE_PREFIX }, 'worker started');

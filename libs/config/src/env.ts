@@ -33,6 +33,8 @@ export const workerEnvSchema = commonEnvSchema.extend({
   SQLSWEEP_SQL_DEADLINE_MS: intFromString(100).default(30_000),
   /** How long a job stays locked to a worker without renewal; a killed worker's jobs return after about this. */
   SQLSWEEP_JOB_LOCK_MS: intFromString(1_000).default(30_000),
+  /** How often a batch-mode job asks the provider whether its batch has ended. */
+  SQLSWEEP_BATCH_POLL_MS: intFromString(100).default(30_000),
   SQLSWEEP_LLM_SIM_URL: url(['http', 'https']).optional(),
   /** A late-interaction encoder directory (config.json, model.onnx, tokenizer.json); default: the bundled one. */
   SQLSWEEP_ENCODER_DIR: z.string().min(1).optional(),

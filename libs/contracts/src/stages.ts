@@ -18,5 +18,15 @@ export const stageJobPayloadSchema = z.object({
 });
 export type StageJobPayload = z.infer<typeof stageJobPayloadSchema>;
 
+/** A wave of one run's ready LLM stages of one model, sent to the provider as one batch. */
+export const llmBatchJobPayloadSchema = z.object({
+  runId: z.string().uuid(),
+  model: z.string().min(1),
+  stages: z.array(stageJobPayloadSchema).min(1),
+  /** Set once submitted: the provider batch and which stage keys each request answers. */
+  submitted: z.object({ batch: z.unknown(), stageKeysByCustomId: z.record(z.string(), z.array(z.string())) }).optional(),
+});
+export type LlmBatchJobPayload = z.infer<typeof llmBatchJobPayloadSchema>;
+
 export const advanceJobPayloadSchema = z.object({ stageKey: z.string().regex(/^[0-9a-f]{64}$/) });
 export type AdvanceJobPayload = z.infer<typeof advanceJobPayloadSchema>;

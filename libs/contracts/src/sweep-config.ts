@@ -35,6 +35,8 @@ export const sweepConfigSchema = z
     seed: z.number().int().default(0),
     /** LLM stages include it in their keys: a new namespace re-asks the model, everything else is reused. */
     cacheNamespace: z.string().max(200).default(''),
+    /** `batch`: LLM stages go to the provider's batch API (cheaper, slower); `online`: one call per stage. */
+    llmMode: z.enum(['online', 'batch']).default('online'),
     priority: z.enum(['interactive', 'nightly']).default('interactive'),
   })
   .strict();

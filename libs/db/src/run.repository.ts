@@ -6,7 +6,7 @@ import type { NewRunStage, RunRow, RunStageRow, RunSummaryRow, VariantRow } from
 export interface NewVariant { id: string; variantKey: string; label: string; pipeline: string; model: string; sampleIndex: number; params: Record<string, unknown> }
 export interface PlannedStage { variantId: string; itemId: string; stage: string; stageKey: string; role: string; params: Record<string, string | number | boolean>; inputs: Record<string, string>; isFinal: boolean }
 export interface StageProgress { stage: string; planned: number; done: number; failed: number }
-export type ReadyStage = RunStageRow & { dataset_version_id: number; priority: string };
+export type ReadyStage = RunStageRow & { dataset_version_id: number; priority: string; llm_mode: 'online' | 'batch' };
 export interface LeaderboardRow extends RunSummaryRow { label: string; pipeline: string; model: string; position: number }
 
 const readyCondition = sql`
@@ -21,7 +21,7 @@ export class RunRepository {
   async createRun(input: {
     sweep: { name: string; source: string; config: unknown; configHash: string };
     datasetVersionId: number; priority: string; itemCount: number; stageJobs: number; reusedStages: number; simulated: boolean;
-    cacheNamespace?: string; estimate?: { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
+    cacheNamespace?: string; llmMode?: 'online' | 'batch'; estimate?: { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
     variants: NewVariant[]; stages: PlannedStage[];
   }): Promise<string> {
     const runId = randomUUID();
@@ -31,7 +31,7 @@ export class RunRepository {
       await tx.insertInto('runs').values({
         id: runId, sweep_id: sweepId, dataset_version_id: input.datasetVersionId, status: 'running', priority: input.priority,
         item_count: input.itemCount, stage_jobs: input.stageJobs, reused_stages: input.reusedStages, simulated: input.simulated,
-        cache_namespace: input.cacheNamespace ?? '',
+        cache_namespace: input.cacheNamespace ?? '', llm_mode: input.llmMode ?? 'online',
         estimated_llm_calls: input.estimate?.llmCalls ?? 0, estimated_input_tokens: input.estimate?.inputTokens ?? 0,
         estimated_output_tokens: input.estimate?.outputTokens ?? 0, estimated_cost_usd: input.estimate?.costUsd ?? 0,
       }).execute();
@@ -59,7 +59,7 @@ export class RunRepository {
   /** Stages of a run whose inputs all have results and which have neither a result nor a failure: one row per key. */
   async readyStages(runId: string): Promise<ReadyStage[]> {
     const { rows } = await sql<ReadyStage>`
-      SELECT DISTINCT ON (rs.stage_key) rs.*, runs.dataset_version_id, runs.priority
+      SELECT DISTINCT ON (rs.stage_key) rs.*, runs.dataset_version_id, runs.priority, runs.llm_mode
       FROM run_stages rs JOIN runs ON runs.id = rs.run_id
       WHERE rs.run_id = ${runId} AND ${readyCondition}`.execute(this.db);
     return rows;
@@ -68,7 +68,7 @@ export class RunRepository {
   /** Stages of running runs that read `stageKey` and are now ready. */
   async readyDependents(stageKey: string): Promise<ReadyStage[]> {
     const { rows } = await sql<ReadyStage>`
-      SELECT DISTINCT ON (rs.stage_key) rs.*, runs.dataset_version_id, runs.priority
+      SELECT DISTINCT ON (rs.stage_key) rs.*, runs.dataset_version_id, runs.priority, runs.llm_mode
       FROM run_stages rs JOIN runs ON runs.id = rs.run_id AND runs.status = 'running'
       WHERE rs.input_keys @> ARRAY[${stageKey}]::text[] AND ${readyCondition}`.execute(this.db);
     return rows;

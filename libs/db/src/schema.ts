@@ -19,7 +19,7 @@ export interface SweepsTable { id: string; name: string; source: string; config:
 export interface RunsTable {
   id: string; sweep_id: string; dataset_version_id: number; status: 'running' | 'done' | 'cancelled';
   priority: string; item_count: number; stage_jobs: number; reused_stages: number; simulated: boolean;
-  cache_namespace: Generated<string>; estimated_llm_calls: Generated<number>;
+  cache_namespace: Generated<string>; llm_mode: Generated<'online' | 'batch'>; estimated_llm_calls: Generated<number>;
   estimated_input_tokens: ColumnType<number, number | undefined, number>; estimated_output_tokens: ColumnType<number, number | undefined, number>;
   estimated_cost_usd: Generated<number>;
   created_at: Timestamp; finished_at: Timestamp | null;

@@ -1,6 +1,16 @@
 import type { ReadyStage, RunRepository } from '@sqlsweep/db';
 import type { QueueClient } from '@sqlsweep/queue';
-import type { StageJobPayload } from '@sqlsweep/contracts';
+import { contentHash, type StageJobPayload } from '@sqlsweep/contracts';
+
+const lane = (r: ReadyStage) => (r.priority === 'nightly' ? ('nightly' as const) : ('interactive' as const));
+
+function payloadOf(r: ReadyStage): StageJobPayload {
+  return {
+    stageKey: r.stage_key, stage: r.stage, datasetVersionId: r.dataset_version_id, itemId: r.item_id,
+    params: r.params as unknown as StageJobPayload['params'], inputs: r.inputs as unknown as Record<string, string>,
+    runId: r.run_id, variantId: r.variant_id,
+  };
+}
 
 /**
  * Moves runs forward from what Postgres says: enqueues every stage whose inputs are ready (job id = stage key, so
@@ -26,17 +36,22 @@ export class Advancer {
   }
 
   private async enqueue(ready: ReadyStage[]): Promise<number> {
+    const batched = ready.filter((r) => r.role === 'llm' && r.llm_mode === 'batch');
+    const single = ready.filter((r) => !(r.role === 'llm' && r.llm_mode === 'batch'));
     for (const role of ['llm', 'sql', 'retrieval'] as const) {
-      const jobs = ready.filter((r) => r.role === role).map((r) => ({
-        key: r.stage_key,
-        priority: r.priority === 'nightly' ? ('nightly' as const) : ('interactive' as const),
-        payload: {
-          stageKey: r.stage_key, stage: r.stage, datasetVersionId: r.dataset_version_id, itemId: r.item_id,
-          params: r.params as unknown as StageJobPayload['params'], inputs: r.inputs as unknown as Record<string, string>,
-          runId: r.run_id, variantId: r.variant_id,
-        },
-      }));
-      await this.queue.enqueueMany(`stage.${role}`, jobs);
+      await this.queue.enqueueMany(`stage.${role}`, single.filter((r) => r.role === role).map((r) => ({ key: r.stage_key, priority: lane(r), payload: payloadOf(r) })));
+    }
+    // Batch mode: one provider batch per (run, model) wave of ready LLM stages; its id is the hash of its keys.
+    const waves = new Map<string, ReadyStage[]>();
+    for (const r of batched) {
+      const wave = `${r.run_id}/${String((r.params as Record<string, unknown>).model)}`;
+      waves.set(wave, [...(waves.get(wave) ?? []), r]);
+    }
+    for (const rows of waves.values()) {
+      const payloads = rows.map(payloadOf).sort((a, b) => (a.stageKey < b.stageKey ? -1 : 1));
+      await this.queue.enqueue('llm.batch', { runId: rows[0].run_id, model: String(payloads[0].params.model), stages: payloads }, {
+        key: contentHash(payloads.map((p) => p.stageKey)), priority: lane(rows[0]),
+      });
     }
     return ready.length;
   }

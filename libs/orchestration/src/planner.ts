@@ -131,6 +131,7 @@ export class Planner {
       reusedStages: plan.reused,
       simulated: plan.simulated,
       cacheNamespace: plan.config.cacheNamespace,
+      llmMode: plan.config.llmMode,
       estimate: plan.estimate,
       variants: plan.variants.map((v) => ({ id: v.id, variantKey: v.key, label: v.label, pipeline: v.pipeline, model: v.model, sampleIndex: v.sampleIndex, params: v.params })),
       stages: plan.stages,

@@ -2,4 +2,4 @@ export * from './job-catalog';
 export * from './connection';
 export * from './queue-client';
 export * from './worker-host';
-export { UnrecoverableError, RateLimitError, Worker, Queue, type Job } from 'bullmq';
+export { DelayedError, UnrecoverableError, RateLimitError, Worker, Queue, type Job } from 'bullmq';

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import { createRedisConnection } from './connection';
 import { jobCatalog, jobsOfQueue, type JobName, type JobPayload } from './job-catalog';
 
-export type JobHandler<N extends JobName> = (payload: JobPayload<N>, job: Job) => Promise<void>;
+/** `token` is the job's lock token, needed to move it to delayed from inside the handler. */
+export type JobHandler<N extends JobName> = (payload: JobPayload<N>, job: Job, token?: string) => Promise<void>;
 export type JobHandlers<N extends JobName> = { [K in N]: JobHandler<K> };
 
 export interface WorkerHostOptions {
@@ -35,12 +36,12 @@ export class WorkerHost {
       this.connections.push(connection);
       const worker = new Worker(
         queue,
-        async (job: Job) => {
+        async (job: Job, token?: string) => {
           const name = job.name as N;
           const def = jobCatalog[name];
           if (!def || def.queue !== queue) throw new Error(`job ${job.id}: unknown job name "${job.name}" on queue ${queue}`);
           const handler = handlers[name] as JobHandler<N>;
-          await handler(def.schema.parse(job.data) as JobPayload<N>, job);
+          await handler(def.schema.parse(job.data) as JobPayload<N>, job, token);
         },
         {
           connection,
