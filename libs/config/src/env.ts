@@ -48,6 +48,10 @@ export const orchestratorEnvSchema = commonEnvSchema.extend({
   PORT: intFromString(0).default(3000),
   SQLSWEEP_API_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   SQLSWEEP_OPEN_READS: flag.default(true),
+  /** Named nightly schedules (cron, timezone, sweep); reconciled into BullMQ job schedulers at start-up. */
+  SQLSWEEP_SCHEDULES_FILE: z.string().min(1).default('configs/schedules.yaml'),
+  /** Where regression alerts are POSTed (JSON); overrides `alerts.webhookUrl` of the schedules file. */
+  SQLSWEEP_ALERT_WEBHOOK_URL: url(['http', 'https']).optional(),
 });
 
 export const llmSimEnvSchema = z.object({
