@@ -5,7 +5,8 @@ import { ensureBundledEncoderForTests } from '@sqlsweep/retrieval';
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import { runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
 
-jest.setTimeout(400_000);
+// Generous: on a loaded shared machine worker start-up alone has taken minutes.
+jest.setTimeout(900_000);
 
 /** R3's Table 3 variants and the two few-shot baselines, 10 minibench dev items, real workers and the simulator. */
 describe('R3 and the few-shot baselines end to end', () => {
@@ -67,7 +68,7 @@ describe('R3 and the few-shot baselines end to end', () => {
     expect(predicted).toMatchObject({ needed: expectedJobs, reused: 0, llmCalls: expectedLlmCalls });
     expect(predicted.inputTokens).toBeGreaterThan(expectedLlmCalls * 200);
 
-    const run = await runCli(['run', configFile, '--workers', '0', '--no-progress'], env);
+    const run = await runCli(['run', configFile, '--workers', '0', '--no-progress'], env, 600_000);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1];
