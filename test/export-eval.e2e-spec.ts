@@ -130,6 +130,16 @@ describe('orchestrator API over a finished demo sweep', () => {
       expect(verdicts.every((s: string | undefined) => s === 'ok' || s === 'error' || s === 'timeout')).toBe(true);
       const stages = await getJson(`/api/runs/${runId}/variants/${v.variantId}/items/${encodeURIComponent(item.item_id)}/stages`);
       expect(stages).toEqual(v.stages);
+      const tables = await getJson(`/api/runs/${runId}/variants/${v.variantId}/items/${encodeURIComponent(item.item_id)}/tables`);
+      const goldStage = v.stages.find((s: { stage: string }) => s.stage === 'gold');
+      expect(tables.gold.status).toBe('ok');
+      expect(tables.gold.rowCount).toBe(goldStage.output.rows.length);
+      expect(tables.predicted.sql).toBe(mine.predicted_sql);
+      if (mine.correct) {
+        // BIRD semantics: the same set of rows.
+        const set = (rows: unknown[][]) => [...new Set(rows.map((r) => JSON.stringify(r)))].sort();
+        expect(set(tables.predicted.rows)).toEqual(set(tables.gold.rows));
+      }
     }
   });
 

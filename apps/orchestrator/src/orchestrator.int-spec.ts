@@ -179,6 +179,11 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
     expect(drill.variants[0].stages.every((s: { status: string }) => s.status === 'pending')).toBe(true);
     const stages = await getJson(`/api/runs/${runId}/variants/${variants[0].id}/items/${encodeURIComponent(firstItem)}/stages`);
     expect(stages.map((s: { stage: string }) => s.stage)).toEqual(drill.variants.find((v: { variantId: string }) => v.variantId === variants[0].id).stages.map((s: { stage: string }) => s.stage));
+    const tables = await getJson(`/api/runs/${runId}/variants/${variants[0].id}/items/${encodeURIComponent(firstItem)}/tables`);
+    expect(tables.gold).toEqual(expect.objectContaining({ status: 'ok', columns: expect.any(Array), message: null }));
+    expect(tables.gold.rows.length).toBe(Math.min(tables.gold.rowCount, tables.rowLimit));
+    expect(tables.predicted).toEqual(expect.objectContaining({ status: 'missing', message: 'no result yet' }));
+    expect((await get(`/api/runs/${runId}/variants/${variants[0].id}/items/no-such-item/tables`)).status).toBe(404);
     expect((await get(`/api/runs/${runId}/items/no-such-item`)).status).toBe(404);
     expect((await get(`/api/runs/${runId}/variants/${variants[0].id}/items/no-such-item/stages`)).status).toBe(404);
 

@@ -11,11 +11,15 @@ import { OpenApiController } from './openapi.controller';
 import { ResultsController } from './results.controller';
 import { RunsController } from './runs.controller';
 import { schedulesControllers, schedulesProviders } from './schedules';
-import { API_METRICS, API_READS, METRICS_REGISTRY, ORCHESTRATOR_CORE, ORCHESTRATOR_ENV } from './tokens';
+import { ResultTableRunner } from './result-tables';
+import { API_METRICS, API_READS, METRICS_REGISTRY, ORCHESTRATOR_CORE, ORCHESTRATOR_ENV, RESULT_TABLES } from './tokens';
 
 @Module({})
 export class OrchestratorModule implements OnApplicationShutdown {
-  constructor(@Inject(ORCHESTRATOR_CORE) private readonly core: OrchestratorCore) {}
+  constructor(
+    @Inject(ORCHESTRATOR_CORE) private readonly core: OrchestratorCore,
+    @Inject(RESULT_TABLES) private readonly tables: ResultTableRunner,
+  ) {}
 
   static forCore(env: AppEnv<'orchestrator'>, core: OrchestratorCore): DynamicModule {
     const metricsRepo = new ApiMetricsRepository(core.db);
@@ -27,6 +31,7 @@ export class OrchestratorModule implements OnApplicationShutdown {
         { provide: ORCHESTRATOR_CORE, useValue: core },
         { provide: API_READS, useValue: new ApiReadRepository(core.db) },
         { provide: API_METRICS, useValue: metricsRepo },
+        { provide: RESULT_TABLES, useValue: new ResultTableRunner() },
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry(metricsRepo, core.queue) },
         BearerGuard,
         ...schedulesProviders,
@@ -35,6 +40,7 @@ export class OrchestratorModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.tables.close();
     await this.core.close();
   }
 }

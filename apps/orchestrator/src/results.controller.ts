@@ -1,16 +1,20 @@
 import { Controller, Get, Inject, NotFoundException, Param, Query, UseGuards } from '@nestjs/common';
-import { itemResultsQuerySchema, type ItemDetailDto, type StageTraceDto } from '@sqlsweep/contracts';
+import { itemResultsQuerySchema, type ItemDetailDto, type ItemTablesDto, type StageTraceDto } from '@sqlsweep/contracts';
 import type { ApiReadRepository } from '@sqlsweep/db';
 import { BearerGuard } from './bearer.guard';
 import { uuidParam } from './params';
 import { parseRequest } from './request-error';
 import { stageTraceDto } from './run-views';
-import { API_READS } from './tokens';
+import { RESULT_ROW_LIMIT, type ResultTableRunner } from './result-tables';
+import { API_READS, RESULT_TABLES } from './tokens';
 
 @Controller('runs/:runId')
 @UseGuards(BearerGuard)
 export class ResultsController {
-  constructor(@Inject(API_READS) private readonly reads: ApiReadRepository) {}
+  constructor(
+    @Inject(API_READS) private readonly reads: ApiReadRepository,
+    @Inject(RESULT_TABLES) private readonly tables: ResultTableRunner,
+  ) {}
 
   /** Item results: every filter is a bound parameter, the sort column comes from the contract's allow-list. */
   @Get('items')
@@ -47,6 +51,19 @@ export class ResultsController {
     const rows = await this.reads.stageTraces(runId, variantId, itemId);
     if (rows.length === 0) throw new NotFoundException(`run ${runId} plans no stage for variant ${variantId} and item ${itemId}`);
     return rows.map(stageTraceDto);
+  }
+
+  /** Gold and predicted result tables, executed now on the read-only replica (the run stores verdicts, not tables). */
+  @Get('variants/:variantId/items/:itemId/tables')
+  async itemTables(@Param('runId') runId: string, @Param('variantId') variantId: string, @Param('itemId') itemId: string): Promise<ItemTablesDto> {
+    await this.requireRun(runId);
+    const x = await this.reads.itemExecution(runId, uuidParam(variantId, 'variantId'), itemId);
+    if (!x) throw new NotFoundException(`run ${runId} has no variant ${variantId} with item ${itemId}`);
+    const gold = await this.tables.table(x.replicaPath, x.goldSql, x.format, 'gold');
+    const predicted = x.hasResult
+      ? await this.tables.table(x.replicaPath, x.predictedSql, x.format, 'pred')
+      : { sql: null, status: 'missing' as const, columns: [], rows: [], rowCount: 0, truncated: false, message: 'no result yet', elapsedMs: 0 };
+    return { runId, variantId, itemId, dbId: x.dbId, gold, predicted, rowLimit: RESULT_ROW_LIMIT, simulated: x.simulated };
   }
 
   private async requireRun(runId: string): Promise<void> {

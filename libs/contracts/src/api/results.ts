@@ -84,3 +84,24 @@ export const itemDetailSchema = z.object({
   simulated: z.boolean(),
 }).meta({ id: 'ItemDetail' });
 export type ItemDetailDto = z.infer<typeof itemDetailSchema>;
+
+/** A query's result as the sandbox returned it (read-only replica, deadline, row cap); cells as JSON scalars. */
+export const resultTableSchema = z.object({
+  sql: z.string().nullable(),
+  status: z.enum(['ok', 'error', 'timeout', 'missing']),
+  columns: z.array(z.string()),
+  /** At most the first `rowLimit` rows; integers beyond 2^53 and blobs are shown as strings. */
+  rows: z.array(z.array(z.union([z.string(), z.number(), z.null()]))),
+  rowCount: z.number().int(),
+  truncated: z.boolean(),
+  message: z.string().nullable(),
+  elapsedMs: z.number(),
+}).meta({ id: 'ResultTable' });
+export type ResultTableDto = z.infer<typeof resultTableSchema>;
+
+/** Gold and predicted result tables of one (variant, item), executed on request the way the evaluator ran them. */
+export const itemTablesSchema = z.object({
+  runId: z.string().uuid(), variantId: z.string().uuid(), itemId: z.string(), dbId: z.string(),
+  gold: resultTableSchema, predicted: resultTableSchema, rowLimit: z.number().int(), simulated: z.boolean(),
+}).meta({ id: 'ItemTables' });
+export type ItemTablesDto = z.infer<typeof itemTablesSchema>;

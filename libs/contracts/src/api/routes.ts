@@ -5,7 +5,7 @@ import {
   cancelRunResponseSchema, createRunBodySchema, createRunResponseSchema, listRunsQuerySchema, resumeRunResponseSchema,
   runDetailSchema, runSummarySchema, sweepDetailSchema, sweepSummarySchema, variantSchema, leaderboardRowSchema,
 } from './runs';
-import { itemDetailSchema, itemResultsPageSchema, itemResultsQuerySchema, stageTraceSchema } from './results';
+import { itemDetailSchema, itemResultsPageSchema, itemResultsQuerySchema, itemTablesSchema, stageTraceSchema } from './results';
 import { compareQuerySchema, comparisonSchema, costAccuracySchema, paramSweepQuerySchema, paramSweepSchema } from './compare';
 import { exportQuerySchema } from './exports';
 
@@ -39,6 +39,7 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'get', path: '/runs/{runId}/items', summary: 'Item results: filter, sort, page', query: itemResultsQuerySchema, response: itemResultsPageSchema, changesState: false },
   { method: 'get', path: '/runs/{runId}/items/{itemId}', summary: 'Item drill-down: gold, predictions and every stage', response: itemDetailSchema, changesState: false },
   { method: 'get', path: '/runs/{runId}/variants/{variantId}/items/{itemId}/stages', summary: 'Stage traces of one (variant, item)', response: z.array(stageTraceSchema), changesState: false },
+  { method: 'get', path: '/runs/{runId}/variants/{variantId}/items/{itemId}/tables', summary: 'Gold and predicted result tables of one (variant, item), run in the sandbox', response: itemTablesSchema, changesState: false },
   { method: 'get', path: '/runs/{runId}/cost-accuracy', summary: 'Cost against EX per variant, with the Pareto front', response: costAccuracySchema, changesState: false },
   { method: 'get', path: '/runs/{runId}/param-sweep', summary: 'EX against one knob with the others fixed', query: paramSweepQuerySchema, response: paramSweepSchema, changesState: false },
   { method: 'get', path: '/runs/{runId}/export', summary: 'Predictions (spider, bird) or item results (csv, jsonl)', query: exportQuerySchema, changesState: false },
