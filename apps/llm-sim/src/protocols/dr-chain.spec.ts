@@ -16,11 +16,11 @@ const item = { question: 'Which airport has the highest elevation?', sql: 'SELEC
 const protocol = (name: string) => drChainProtocols.find((p) => p.name === name)!;
 
 describe('DR-Chain simulator protocols', () => {
-  it('routes each DR-Chain prompt to its protocol, generation and revision to plain SQL', () => {
+  it('routes each DR-Chain prompt to its protocol, generation to plain SQL', () => {
     expect(detectProtocol(instructions('simplify'))).toBe('method:dr-chain.simplify');
     expect(detectProtocol(instructions('explain'))).toBe('method:dr-chain.explain');
     expect(detectProtocol(instructions('generate'))).toBe('sql');
-    expect(detectProtocol(instructions('revise'))).toBe('sql');
+    expect(detectProtocol(instructions('revise'))).toBe('method:dr-chain.revise');
   });
 
   it('simplifies the gold question into plainer words, and drops a word when wrong', () => {
@@ -36,5 +36,18 @@ describe('DR-Chain simulator protocols', () => {
     expect(explained).toContain('It differs from the question');
     const same = protocol('dr-chain.explain').render({ item, sql: item.sql, rng: seededRng(1), correct: true, prompt: `Predicted query:\n\`\`\`sql\n${item.sql}\n\`\`\`` });
     expect(same).toContain('matches the question');
+  });
+
+  it('revises a failed query to the gold half of the time when wrong, and keeps a right answer', () => {
+    const wrong = 'SELECT nme FROM airports';
+    const failed = `Previous query:\n\`\`\`sql\n${wrong}\n\`\`\`\n\nExecution feedback: the query failed: no such column: nme\n`;
+    const ran = `Previous query:\n\`\`\`sql\n${wrong}\n\`\`\`\n\nExecution feedback: the query ran and returned 3 rows\n`;
+    const revise = (prompt: string, correct: boolean, seed: number) =>
+      protocol('dr-chain.revise').render({ item, sql: wrong, rng: seededRng(seed), correct, prompt });
+    const fixedShare = Array.from({ length: 200 }, (_, i) => revise(failed, false, i)).filter((a) => a.includes(item.sql)).length / 200;
+    expect(fixedShare).toBeGreaterThan(0.35);
+    expect(fixedShare).toBeLessThan(0.65);
+    expect(Array.from({ length: 50 }, (_, i) => revise(ran, false, i)).every((a) => a === `\`\`\`sql\n${wrong}\n\`\`\``)).toBe(true);
+    expect(revise(failed, true, 1)).toBe(`\`\`\`sql\n${item.sql}\n\`\`\``);
   });
 });

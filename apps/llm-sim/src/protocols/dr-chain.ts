@@ -54,4 +54,19 @@ const explainSql: MethodProtocol = {
   },
 };
 
-export const drChainProtocols: MethodProtocol[] = [simplifyQuestion, explainSql];
+/**
+ * DR-Chain 3.2.2: a revision prompt. A model right on the question stays right; a wrong one, shown that its query
+ * failed (or held no query), fixes it with probability 1/2, so the revision chain has something to gain and runs more
+ * than one step. Any other feedback leaves its (seeded) mistake in place.
+ */
+const reviseSql: MethodProtocol = {
+  name: 'dr-chain.revise',
+  detect: (t) => t.includes('write the corrected sqlite query'),
+  render: ({ item, sql, rng, correct, prompt }) => {
+    const failed = /^Execution feedback: (?:the query failed|no query could be read)/m.test(prompt);
+    const fixed = correct || (failed && rng() < 0.5);
+    return `\`\`\`sql\n${fixed ? item.sql : sql}\n\`\`\``;
+  },
+};
+
+export const drChainProtocols: MethodProtocol[] = [simplifyQuestion, explainSql, reviseSql];
