@@ -86,8 +86,8 @@ describe('R3 and the few-shot baselines end to end', () => {
     }
     const labelOf = (variantId: string) => variants.find((v) => v.id === variantId)!.label;
     const linked = results.filter((r) => /^r3-(full|no-qd|no-rag)/.test(labelOf(r.variant_id)));
-    expect(linked.every((r) => typeof r.metrics['linking.recall'] === 'number' && typeof r.metrics['linking.precision'] === 'number')).toBe(true);
-    expect(results.filter((r) => labelOf(r.variant_id).startsWith('r3-no-sl')).every((r) => !('linking.recall' in r.metrics))).toBe(true);
+    expect(linked.every((r) => typeof r.metrics['linking.table.recall'] === 'number' && typeof r.metrics['linking.column.precision'] === 'number')).toBe(true);
+    expect(results.filter((r) => labelOf(r.variant_id).startsWith('r3-no-sl')).every((r) => !('linking.table.recall' in r.metrics))).toBe(true);
     expect(results.filter((r) => labelOf(r.variant_id).startsWith('r3-full')).every((r) => r.metrics['rag.chunks'] === 6)).toBe(true);
     // The strong simulated model answers most items right through every stage of the chain.
     expect(results.filter((r) => labelOf(r.variant_id).startsWith('r3-full') && r.correct).length).toBeGreaterThanOrEqual(6);

@@ -1,11 +1,12 @@
-import { goldTablesOf } from '@sqlsweep/retrieval';
+import type { DatabaseSchema } from '@sqlsweep/datasets';
+import { linkingMetricEntries, linkingMetrics, touchedSchema } from '../../sql';
 
-/** Precision, recall and F1 of the linked tables against the tables the gold SQL reads (prefixed `linking.`). */
-export function tableLinkingMetrics(linked: readonly string[], goldSql: string, schemaTables: readonly string[]): Record<string, number> {
-  const gold = new Set(goldTablesOf(goldSql, schemaTables).tables);
-  const hits = linked.filter((t) => gold.has(t)).length;
-  const precision = linked.length ? hits / linked.length : 0;
-  const recall = gold.size ? hits / gold.size : 1;
-  const f1 = precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0;
-  return { 'linking.precision': precision, 'linking.recall': recall, 'linking.f1': f1, 'linking.tables': linked.length };
+/**
+ * Schema-linking precision/recall/F1 of the linked tables, and of their columns (R3 shows every column of a linked
+ * table), against what the gold SQL touches: `linking.table.*` and `linking.column.*`, as the other methods report.
+ */
+export function tableLinkingMetrics(linked: readonly string[], goldSql: string, schema: DatabaseSchema): Record<string, number> {
+  const keep = new Set(linked);
+  const columns = schema.tables.filter((t) => keep.has(t.name)).flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name })));
+  return { ...linkingMetricEntries('linking', linkingMetrics({ tables: [...linked], columns }, touchedSchema(goldSql, schema))), 'linking.tables': linked.length };
 }

@@ -79,7 +79,12 @@ describe('r3 prompts and parsing on minibench dev item 0', () => {
   it('maps hallucinated table names and scores linking against the gold tables', () => {
     const out = llm('r3.link').parse(response('["airport", "runway_lengths"]'), ctx({})) as LinkedTables;
     expect(out).toMatchObject({ tables: ['airports'], fallback: false, dropped: ['runway_lengths'], mapped: [{ from: 'airport', to: 'airports' }] });
-    expect(out.metrics).toMatchObject({ 'linking.precision': 1, 'linking.recall': 1, 'linking.f1': 1, 'linking.fallback': 0, 'linking.dropped': 1 });
+    expect(out.metrics).toMatchObject({
+      'linking.table.precision': 1, 'linking.table.recall': 1, 'linking.table.f1': 1, 'linking.column.recall': 1, 'linking.tables': 1, 'linking.fallback': 0, 'linking.dropped': 1,
+    });
+    // airports has more columns than the gold query reads
+    expect(out.metrics['linking.column.precision']).toBeGreaterThan(0);
+    expect(out.metrics['linking.column.precision']).toBeLessThan(1);
   });
 
   it('falls back to the full schema when no name survives, recording why', () => {
@@ -87,7 +92,8 @@ describe('r3 prompts and parsing on minibench dev item 0', () => {
     expect(out.fallback).toBe(true);
     expect(out.parseError).toBe('no table names found in the answer');
     expect(out.tables).toEqual(schema.tables.map((t) => t.name));
-    expect(out.metrics['linking.recall']).toBe(1);
+    expect(out.metrics['linking.table.recall']).toBe(1);
+    expect(out.metrics['linking.table.precision']).toBeLessThan(1);
   });
 
   it('falls back to the original question when the decomposition is empty', () => {

@@ -103,7 +103,7 @@ export function parseLinkAnswer(output: string, ctx: Pick<StageContext, 'schema'
   const used = fallback ? all : mapping.tables;
   return {
     ...mapping, tables: used, fallback, ...(parseError ? { parseError } : {}),
-    metrics: { ...tableLinkingMetrics(used, ctx.item.goldSql, all), 'linking.fallback': fallback ? 1 : 0, 'linking.dropped': mapping.dropped.length },
+    metrics: { ...tableLinkingMetrics(used, ctx.item.goldSql, ctx.schema), 'linking.fallback': fallback ? 1 : 0, 'linking.dropped': mapping.dropped.length },
   };
 }
 
