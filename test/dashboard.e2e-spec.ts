@@ -28,6 +28,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
   let runId: string;
   let env: NodeJS.ProcessEnv;
   const prefix = testQueuePrefix();
+  const runIds: string[] = [];
 
   beforeAll(async () => {
     const [db, simulator] = await Promise.all([createTestDatabase(), startSimulator()]);
@@ -40,6 +41,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     const run = await runCli(['run', 'configs/sweeps/demo.yaml', '--workers', '0', '--no-progress'], env);
     expect(run.code).toBe(0);
     runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1];
+    runIds.push(runId);
     await Promise.all(workers.map((w) => w.stop()));
     workers = [];
 
@@ -208,6 +210,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     });
     expect(res.status).toBeLessThan(300);
     const liveRunId = ((await res.json()) as { runId: string }).runId;
+    runIds.push(liveRunId);
 
     await page.goto(`${url}/#/runs`);
     const row = page.locator(`[data-testid=run-row][data-run-id="${liveRunId}"]`);
@@ -232,5 +235,37 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     const finished = await t.db.selectFrom('runs').select('status').where('id', '=', liveRunId).executeTakeFirstOrThrow();
     expect(finished.status).toBe('done');
     await screenshot(page, '7-live-done');
+  });
+
+  it('plots the runs of the sweep over time, night-to-night deltas as Postgres has them, regressions only below zero', async () => {
+    await page.goto(`${url}/#/trends?sweep=demo`);
+    await page.locator('[data-testid=trend-row]').nth(3).waitFor();
+    await page.locator('[data-testid=line-plot]').waitFor();
+    const variants = await t.db.selectFrom('variants').select(['id', 'run_id', 'variant_key']).where('run_id', 'in', runIds).execute();
+    const results = await t.db.selectFrom('item_results').select(['run_id', 'variant_id', 'item_id', 'correct']).where('run_id', 'in', runIds).execute();
+    const summaries = await t.db.selectFrom('run_summaries').select(['variant_id', 'ex']).where('run_id', 'in', runIds).execute();
+    expect(await page.locator('[data-testid=trend-row]').count()).toBe(variants.length);
+    const [firstRun, laterRun] = runIds;
+    const expectedRegressions: string[] = [];
+    for (const v of variants) {
+      const row = page.locator(`[data-testid=trend-row][data-run-id="${v.run_id}"][data-variant-id="${v.id}"]`);
+      expect((await row.locator('[data-col=ex]').textContent())!.trim()).toBe(summaries.find((x) => x.variant_id === v.id)!.ex.toFixed(2));
+      const deltaCell = (await row.locator('[data-col=delta]').textContent())!.trim();
+      if (v.run_id === firstRun) { expect(deltaCell).toBe('–'); continue; }
+      expect(v.run_id).toBe(laterRun);
+      const prev = variants.find((x) => x.run_id === firstRun && x.variant_key === v.variant_key)!;
+      const before = new Map(results.filter((r) => r.variant_id === prev.id).map((r) => [r.item_id, r.correct]));
+      const after = results.filter((r) => r.variant_id === v.id && before.has(r.item_id));
+      const delta = (100 * (after.filter((r) => r.correct).length - after.filter((r) => before.get(r.item_id)).length)) / after.length;
+      expect(deltaCell).toBe(`${delta > 0 ? '+' : ''}${delta.toFixed(2)} pp`);
+      const [low, high] = (await row.locator('td').last().textContent())!.replace(/[[\]]/g, '').split(',').map(Number);
+      expect(low).toBeLessThanOrEqual(delta + 0.005);
+      expect(high).toBeGreaterThanOrEqual(delta - 0.005);
+      if (high < 0) expectedRegressions.push(v.id);
+    }
+    const marked = await page.locator('[data-testid=regression]').evaluateAll((els) => els.map((e) => e.getAttribute('data-variant-id')));
+    expect(marked.sort()).toEqual(expectedRegressions.sort());
+    expect(await page.locator('[data-testid=regression-mark]').count()).toBe(expectedRegressions.length);
+    await screenshot(page, '8-trends');
   });
 });

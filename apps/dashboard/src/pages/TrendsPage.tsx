@@ -78,7 +78,7 @@ function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
       {regressions.length === 0 ? <p className="muted">No night whose interval against the night before excludes zero on the low side.</p> : (
         <ul data-testid="regressions">
           {regressions.map((p) => (
-            <li key={`${p.run.id}/${p.row.variantId}`} className="regression">
+            <li key={`${p.run.id}/${p.row.variantId}`} className="regression" data-testid="regression" data-run-id={p.run.id} data-variant-id={p.row.variantId}>
               {when(p.run.createdAt)} · {p.row.label}: {signedPp(p.vsPrevious!.delta)} [{p.vsPrevious!.interval.low.toFixed(2)}, {p.vsPrevious!.interval.high.toFixed(2)}]{' '}
               <a href={href(['compare'], { runA: p.vsPrevious!.a.runId, variantA: p.vsPrevious!.a.variantId, runB: p.run.id, variantB: p.row.variantId })}>compare</a>
             </li>
@@ -89,10 +89,10 @@ function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
         <thead><tr><th>run</th><th>started</th><th>variant</th><th className="num">EX %</th><th className="num">vs previous</th><th>interval</th></tr></thead>
         <tbody>
           {points.map((p) => (
-            <tr key={`${p.run.id}/${p.row.variantId}`} className={isRegression(p) ? 'regression' : ''}>
+            <tr key={`${p.run.id}/${p.row.variantId}`} className={isRegression(p) ? 'regression' : ''} data-testid="trend-row" data-run-id={p.run.id} data-variant-id={p.row.variantId}>
               <td><a href={href(['runs', p.run.id])}>{shortId(p.run.id)}</a></td><td>{when(p.run.createdAt)}</td><td>{p.row.label}</td>
-              <td className="num">{pct(p.row.ex)}</td>
-              <td className="num">{p.vsPrevious ? signedPp(p.vsPrevious.delta) : '–'}</td>
+              <td className="num" data-col="ex">{pct(p.row.ex)}</td>
+              <td className="num" data-col="delta">{p.vsPrevious ? signedPp(p.vsPrevious.delta) : '–'}</td>
               <td>{p.vsPrevious ? `[${p.vsPrevious.interval.low.toFixed(2)}, ${p.vsPrevious.interval.high.toFixed(2)}]` : '–'}</td>
             </tr>
           ))}
