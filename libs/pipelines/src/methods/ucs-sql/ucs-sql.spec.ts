@@ -199,3 +199,18 @@ describe('ucs-sql stages on minibench dev-15', () => {
     expect(linked.columns.map((c) => c.column)).toEqual(schema.tables.find((t) => t.name === 'airports')!.columns.filter((c) => c.primaryKey).map((c) => c.name));
   });
 });
+
+describe('ucs-sql sweep configs', () => {
+  it('every configs/sweeps/ucs-sql-*.yaml validates and expands to distinct variants', () => {
+    const { readdirSync, readFileSync } = jest.requireActual<typeof import('node:fs')>('node:fs');
+    const dir = join(repoRoot, 'configs', 'sweeps');
+    const files = readdirSync(dir).filter((f) => f.startsWith('ucs-sql-') && f.endsWith('.yaml'));
+    expect(files).toContain('ucs-sql-table3.yaml');
+    for (const f of files) {
+      const config = parseSweepConfig(readFileSync(join(dir, f), 'utf8'), f);
+      const vs = expandVariants(config);
+      expect(new Set(vs.map((v) => v.key)).size).toBe(vs.length);
+      for (const v of vs) expect(() => ucsSqlPipeline.graph(v)).not.toThrow();
+    }
+  });
+});

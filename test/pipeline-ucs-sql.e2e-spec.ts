@@ -1,0 +1,107 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
+
+jest.setTimeout(500_000);
+
+type Trace = { prompt: Array<{ role: string; content: string }>; response: string } | null;
+
+describe('UCS-SQL end to end on minibench dev through real workers and the simulator', () => {
+  let t: TestDatabase;
+  let sim: Proc & { url: string };
+  let workers: Proc[] = [];
+  let env: NodeJS.ProcessEnv;
+  let config: string;
+  const prefix = testQueuePrefix();
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    sim = await startSimulator();
+    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-ucs-sql-e2e-'));
+    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: dir };
+    config = join(dir, 'ucs-sql.yaml');
+    writeFileSync(config, [
+      'name: ucs-sql-e2e',
+      'dataset: minibench',
+      'split: dev',
+      'items: { limit: 10 }',
+      'models: [sim-strong]',
+      'pipelines:',
+      '  - pipeline: ucs-sql',
+      '    grid:',
+      '      shots: [2]',
+      '      shotSelection: [ss-qe, fixed]',
+      'seed: 7',
+      '',
+    ].join('\n'));
+    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
+    expect(added.code).toBe(0);
+    workers = startWorkers(2, env);
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await sim?.stop();
+    await t?.drop();
+  });
+
+  const traced = async (stage: string) => t.db.selectFrom('stage_results').select(['stage', 'trace', 'output']).where('stage', '=', stage).execute();
+
+  it('gives every item of both variants a result, with stage traces, linking metrics and memoized training extraction', async () => {
+    const run = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 450_000);
+    expect(run.stderr).not.toMatch(/error/i);
+    expect(run.code).toBe(0);
+    const runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1]!;
+
+    const variants = await t.db.selectFrom('variants').select(['id', 'label']).where('run_id', '=', runId).execute();
+    expect(variants).toHaveLength(2);
+    const results = await t.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
+    expect(results).toHaveLength(20);
+    expect(results.filter((r) => r.errored)).toEqual([]);
+    expect(results.filter((r) => r.correct).length).toBeGreaterThan(10);
+    for (const r of results) {
+      expect(r.metrics['linking.column.recall']).toBeGreaterThanOrEqual(0);
+      expect(r.metrics['linking.column.precision']).toBeGreaterThanOrEqual(0);
+      expect(r.metrics['prefilter.columns']).toBeGreaterThan(0);
+    }
+    const recall = results.reduce((s, r) => s + r.metrics['linking.column.recall']!, 0) / results.length;
+    expect(recall).toBeGreaterThan(0.6);
+
+    // SS-QE's training-set precomputation: one instance per training item, shared by the variants that read it.
+    for (const stage of ['ucs-sql.train-question', 'ucs-sql.train-content', 'ucs-sql.train-structure']) {
+      const rows = await traced(stage);
+      expect(rows).toHaveLength(161);
+      expect(rows.every((r) => (r.trace as Trace)!.prompt.length === 2)).toBe(true);
+    }
+    const trainStructures = (await traced('ucs-sql.train-structure')).map((r) => r.output as { functions: string[] });
+    expect(trainStructures.filter((o) => o.functions.length > 0).length).toBeGreaterThan(150);
+
+    // Every LLM stage of the item graph left a prompt and a raw response.
+    for (const stage of ['ucs-sql.preselect', 'ucs-sql.question', 'ucs-sql.content', 'ucs-sql.structure', 'ucs-sql.select-shots', 'ucs-sql.skeleton', 'ucs-sql.generate']) {
+      const called = (await traced(stage)).filter((r) => r.trace !== null && (r.trace as Trace)!.prompt !== undefined);
+      expect({ stage, called: called.length > 0 }).toEqual({ stage, called: true });
+      for (const r of called) expect(typeof (r.trace as Trace)!.response).toBe('string');
+    }
+    const candidates = (await traced('ucs-sql.shot-candidates')).map((r) => r.output as { selection: string; examples: unknown[] });
+    expect(candidates.filter((c) => c.selection === 'ss-qe').every((c) => c.examples.length >= 1 && c.examples.length <= 4)).toBe(true);
+    const fixed = candidates.filter((c) => c.selection === 'fixed').map((c) => JSON.stringify(c.examples));
+    expect(fixed).toHaveLength(10);
+    expect(new Set(fixed).size).toBe(1); // the same first two training questions for every item
+    // Generation fills the skeleton and shows two shots before the target question.
+    const generate = (await traced('ucs-sql.generate')).map((r) => r.trace as Trace).filter((x) => x !== null);
+    expect(generate.length).toBe(20);
+    for (const g of generate) {
+      expect(g!.prompt[1]!.content).toContain('Fill the SQL skeleton');
+      expect(g!.prompt[1]!.content.match(/^Question: /gm)!.length).toBe(3);
+    }
+
+    // Everything is stored under its key: the same sweep again issues no job.
+    const again = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 120_000);
+    expect(again.code).toBe(0);
+    const secondId = /run ([0-9a-f-]{36}) created/.exec(again.stdout)![1]!;
+    const second = await t.db.selectFrom('runs').select(['stage_jobs', 'reused_stages', 'status']).where('id', '=', secondId).executeTakeFirstOrThrow();
+    expect(second).toEqual({ stage_jobs: 0, reused_stages: 633, status: 'done' });
+  });
+});
