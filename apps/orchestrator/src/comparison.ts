@@ -14,9 +14,14 @@ const CONFIDENCE = 0.95;
  * variant with the other side's variant key (two runs of the same sweep).
  */
 export async function resolveSides(repo: ApiReadRepository, q: { runA: string; variantA?: string; runB: string; variantB?: string }): Promise<[Side, Side]> {
-  const [va, vb] = await Promise.all([repo.variants(q.runA), repo.variants(q.runB)]);
-  if (va.length === 0) throw new ApiRequestError('query.runA', `no run ${q.runA} with variants`);
-  if (vb.length === 0) throw new ApiRequestError('query.runB', `no run ${q.runB} with variants`);
+  const [va, vb, runA, runB, versions] = await Promise.all([repo.variants(q.runA), repo.variants(q.runB), repo.run(q.runA), repo.run(q.runB), repo.datasetVersions()]);
+  if (!runA || va.length === 0) throw new ApiRequestError('query.runA', `no run ${q.runA} with variants`);
+  if (!runB || vb.length === 0) throw new ApiRequestError('query.runB', `no run ${q.runB} with variants`);
+  // Items pair by id: only runs over the same dataset (any version of it) can be compared.
+  const datasetOf = (versionId: number) => versions.find((v) => v.id === versionId)?.datasetName;
+  if (datasetOf(runA.datasetVersionId) !== datasetOf(runB.datasetVersionId)) {
+    throw new ApiRequestError('query.runB', `run ${q.runB} is over dataset ${datasetOf(runB.datasetVersionId)}, run ${q.runA} over ${datasetOf(runA.datasetVersionId)}: items do not pair`);
+  }
   const named = (list: VariantRecord[], id: string | undefined, field: string) => {
     if (id === undefined) return undefined;
     const v = list.find((x) => x.id === id);

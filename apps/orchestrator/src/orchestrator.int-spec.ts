@@ -221,6 +221,24 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
     expect(await (await post(`/api/runs/${second.runId}/cancel`)).json()).toEqual({ runId: second.runId, status: 'cancelled', removedJobs: queued });
   });
 
+  it('compares only runs whose items pair: same dataset, some scored item in common', async () => {
+    await registerDataset(new DatasetRepository(t.db), {
+      name: 'minibench-copy', format: 'minibench', path: 'data/minibench/dist', dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-api-')),
+    });
+    const [done1, done2] = (await getJson('/api/runs?status=cancelled')) as Array<{ id: string }>;
+    const copy = (await (await post('/api/runs', { config: demoConfig.replace('dataset: minibench', 'dataset: minibench-copy') })).json()) as { runId: string };
+    try {
+      await expect400(await get(`/api/compare?runA=${done1.id}&runB=${done2.id}`), 'query.variantA', /2 variants: name one/);
+      const [v] = (await getJson(`/api/runs/${done1.id}/variants`)) as Array<{ id: string }>;
+      await expect400(await get(`/api/compare?runA=${done1.id}&variantA=${v.id}&runB=${copy.runId}`), 'query.runB', /minibench-copy.*items do not pair/);
+      await expect400(await get(`/api/compare?runA=${done1.id}&variantA=${v.id}&runB=${done2.id}`), 'query', /no scored item in common/);
+      await expect400(await get(`/api/compare?runA=${done1.id}&variantA=${copy.runId}&runB=${done2.id}`), 'query.variantA', /not part of the run/);
+      await expect400(await get(`/api/compare?runA=${done1.id}&variantA=${v.id}&runB=${done2.id}&resamples=5`), 'query.resamples', /./);
+    } finally {
+      await post(`/api/runs/${copy.runId}/cancel`);
+    }
+  });
+
   it('filters and sorts only through the allow-list', async () => {
     const [run] = await getJson('/api/runs');
     await expect400(await get(`/api/runs/${run.id}/items?sort=${encodeURIComponent('item_id; DROP TABLE runs')}`), 'query.sort', /./);
