@@ -89,13 +89,13 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
     const fixed = candidates.filter((c) => c.selection === 'fixed').map((c) => JSON.stringify(c.examples));
     expect(fixed).toHaveLength(10);
     expect(new Set(fixed).size).toBe(1); // the same first two training questions for every item
-    // Generation fills the skeleton and shows two shots before the target question.
+    // Generation fills the skeleton and shows its shots (k = 2, or fewer when SS-QE kept fewer) before the target.
     const generate = (await traced('ucs-sql.generate')).map((r) => r.trace as Trace).filter((x) => x !== null);
     expect(generate.length).toBe(20);
-    for (const g of generate) {
-      expect(g!.prompt[1]!.content).toContain('Fill the SQL skeleton');
-      expect(g!.prompt[1]!.content.match(/^Question: /gm)!.length).toBe(3);
-    }
+    const questionLines = generate.map((g) => g!.prompt[1]!.content.match(/^Question: /gm)!.length);
+    for (const g of generate) expect(g!.prompt[1]!.content).toContain('Fill the SQL skeleton');
+    expect(questionLines.every((n) => n === 2 || n === 3)).toBe(true);
+    expect(questionLines.filter((n) => n === 3).length).toBeGreaterThanOrEqual(10); // every fixed-shot item at least
 
     // Everything is stored under its key: the same sweep again issues no job.
     const again = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 120_000);

@@ -9,7 +9,7 @@ import type { MethodProtocol } from './protocol';
 const STOPWORDS = new Set('the a an of in on for to and or with by from is are was were what which who whom whose how many much list give show name all each that this those these there their its it as at be do does did than please find tell me'.split(' '));
 
 const STRUCTURE_CUES = [
-  'highest', 'lowest', 'most', 'least', 'largest', 'smallest', 'biggest', 'youngest', 'oldest', 'latest', 'earliest',
+  'highest', 'lowest', 'most', 'least', 'best', 'worst', 'largest', 'smallest', 'biggest', 'youngest', 'oldest', 'latest', 'earliest',
   'top', 'maximum', 'minimum', 'average', 'total', 'sum', 'how many', 'number of', 'count', 'each', 'per', 'more than',
   'less than', 'at least', 'at most', 'before', 'after', 'between', 'percentage', 'ratio', 'different', 'distinct',
   'not', 'without', 'both', 'either', 'order', 'sorted', 'ranked', 'first', 'last',
