@@ -47,7 +47,10 @@ export async function runSweep(file: string | undefined, opts: RunOptions, out: 
       out(`starting ${wanted} local worker process(es)`);
       workers.push(...spawnWorkers(wanted, process.env));
     }
-    await followRun(core, runId, { progress: opts.progress ?? process.stdout.isTTY, reconcileAfterMs: opts.reconcileAfterMs ?? 15_000, out });
+    // Workers this command started that all die (a crash at start-up, say) would leave the run waiting forever.
+    const allDied = workers.length === 0 ? new Promise<never>(() => undefined) : Promise.all(workers.map((w) => new Promise((r) => w.child.once('exit', r))))
+      .then(() => { throw new Error(`every local worker process exited (see their errors above); the run can be finished with: sqlsweep run --resume ${runId}`); });
+    await Promise.race([followRun(core, runId, { progress: opts.progress ?? process.stdout.isTTY, reconcileAfterMs: opts.reconcileAfterMs ?? 15_000, out }), allDied]);
     out(renderLeaderboard(await core.runs.leaderboard(runId)));
     out(renderCost((await core.runs.getRun(runId))!, await core.runs.spend(runId)));
     return runId;
