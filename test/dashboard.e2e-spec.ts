@@ -197,6 +197,15 @@ describe('dashboard in a browser over a finished demo sweep', () => {
         if (response) expect(await card.locator(`[data-stage="${s.stage}"] [data-testid=stage-response]`).textContent()).toBe(response);
       }
       expect(await card.locator('[data-testid=simulated-badge]').first().isVisible()).toBe(true);
+      // Result tables, executed by the API: the row counts agree with what the evaluate stage stored.
+      const evaluate = await t.db.selectFrom('run_stages as s').innerJoin('stage_results as r', 'r.stage_key', 's.stage_key').select('r.output')
+        .where('s.run_id', '=', runId).where('s.variant_id', '=', variantId).where('s.item_id', '=', itemId).where('s.is_final', '=', true).executeTakeFirstOrThrow();
+      const predicted = (evaluate.output as { predicted: { status: string; rows?: number } }).predicted;
+      const table = card.locator('[data-testid=predicted-table]');
+      await table.waitFor();
+      expect(await table.getAttribute('data-status')).toBe(r.predicted_sql === null ? 'missing' : predicted.status);
+      if (predicted.rows !== undefined) expect(Number(await table.getAttribute('data-row-count'))).toBe(predicted.rows);
+      expect(await card.locator('[data-testid=gold-table]').getAttribute('data-status')).toBe('ok');
     }
     await screenshot(page, '4-item');
   });
@@ -239,6 +248,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
 
   it('plots the runs of the sweep over time, night-to-night deltas as Postgres has them, regressions only below zero', async () => {
     await page.goto(`${url}/#/trends?sweep=demo`);
+    // This orchestrator runs no schedules file: the trend is the sweep's, each run compared with the one before.
     await page.locator('[data-testid=trend-row]').nth(3).waitFor();
     await page.locator('[data-testid=line-plot]').waitFor();
     const variants = await t.db.selectFrom('variants').select(['id', 'run_id', 'variant_key']).where('run_id', 'in', runIds).execute();

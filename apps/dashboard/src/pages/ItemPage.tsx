@@ -1,7 +1,8 @@
-import type { ItemDetailDto, StageTraceDto } from '@sqlsweep/contracts';
+import type { ItemDetailDto, ItemTablesDto, StageTraceDto } from '@sqlsweep/contracts';
 import { useApi } from '../lib/api';
 import { int, ms, shortId, usd } from '../lib/format';
 import { href } from '../lib/router';
+import { ResultTable } from '../components/ResultTable';
 import { Simulated } from '../components/Simulated';
 import { Status } from '../components/Status';
 import { Verdict } from './ItemsPage';
@@ -32,6 +33,7 @@ export function ItemPage({ runId, itemId }: { runId: string; itemId: string }) {
                   </p>
                 </>
               ) : <p className="muted">No result for this variant yet.</p>}
+              {v.result && <Tables runId={runId} variantId={v.variantId} itemId={d.itemId} />}
               <h3>Stages</h3>
               {v.stages.map((s) => <StageTrace key={s.stageKey} s={s} />)}
             </article>
@@ -65,5 +67,20 @@ function StageTrace({ s }: { s: StageTraceDto }) {
       {s.error && <><h4>error</h4><pre className="trace err">{s.error}</pre></>}
       <h4>output</h4><pre className="trace">{JSON.stringify(s.output, null, 2)}</pre>
     </details>
+  );
+}
+
+/** Gold and predicted results side by side, executed on request by the API on the read-only replica. */
+function Tables({ runId, variantId, itemId }: { runId: string; variantId: string; itemId: string }) {
+  const tables = useApi<ItemTablesDto>(`/runs/${runId}/variants/${variantId}/items/${encodeURIComponent(itemId)}/tables`);
+  return (
+    <Status loaded={tables}>
+      {(t) => (
+        <div className="result-tables">
+          <ResultTable table={t.gold} title="gold result" testId="gold-table" />
+          <ResultTable table={t.predicted} title="predicted result" testId="predicted-table" />
+        </div>
+      )}
+    </Status>
   );
 }

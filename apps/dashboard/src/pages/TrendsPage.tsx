@@ -6,6 +6,7 @@ import { href, type Route } from '../lib/router';
 import { LinePlot } from '../components/charts';
 import { Simulated } from '../components/Simulated';
 import { Status } from '../components/Status';
+import { ScheduleTrend } from './ScheduleTrend';
 
 interface TrendPoint {
   run: RunSummaryDto;
@@ -15,24 +16,37 @@ interface TrendPoint {
 }
 
 /**
- * Finished runs of one sweep name (a schedule's nightly runs share it) over time, EX per variant; a night is
- * marked as a regression when its paired bootstrap interval against the night before lies wholly below zero.
+ * Trends of a schedule (its nightly runs and the regression checks and alerts stored for them) or of a sweep name
+ * (its finished runs, each compared with the one before through /compare); a run is marked as a regression when
+ * its paired bootstrap interval against the previous one lies wholly below zero.
  */
 export function TrendsPage({ route }: { route: Route }) {
   const sweeps = useApi<SweepSummaryDto[]>('/sweeps', { limit: 1000 });
+  // 503 when the orchestrator runs no schedules: then only sweeps are offered.
+  const schedules = useApi<{ name: string }[]>('/schedules');
+  const scheduleNames = (schedules.data ?? []).map((s) => s.name).sort();
   const names = [...new Set(sweeps.data?.map((s) => s.name) ?? [])].sort();
-  const name = route.query.get('sweep') ?? names[0];
+  const schedule = route.query.get('schedule') ?? (route.query.get('sweep') ? undefined : scheduleNames[0]);
+  const name = schedule ? undefined : (route.query.get('sweep') ?? names[0]);
+  const value = schedule ? `schedule:${schedule}` : name ? `sweep:${name}` : '';
+  const pick = (v: string) => {
+    const [kind, n] = [v.slice(0, v.indexOf(':')), v.slice(v.indexOf(':') + 1)];
+    window.location.hash = href(['trends'], kind === 'schedule' ? { schedule: n } : { sweep: n });
+  };
   return (
     <section>
       <h1>Trends</h1>
-      <label>sweep / schedule{' '}
-        <select aria-label="sweep" value={name ?? ''} onChange={(e) => { window.location.hash = href(['trends'], { sweep: e.target.value }); }}>
-          {names.map((n) => <option key={n} value={n}>{n}</option>)}
+      <label>schedule or sweep{' '}
+        <select aria-label="trend" value={value} onChange={(e) => pick(e.target.value)}>
+          {scheduleNames.length > 0 && <optgroup label="schedules">{scheduleNames.map((n) => <option key={n} value={`schedule:${n}`}>{n}</option>)}</optgroup>}
+          <optgroup label="sweeps">{names.map((n) => <option key={n} value={`sweep:${n}`}>{n}</option>)}</optgroup>
         </select>
       </label>
-      <Status loaded={sweeps}>
-        {(list) => (name ? <Trend name={name} sweepIds={list.filter((s) => s.name === name).map((s) => s.id)} /> : <p className="muted">No sweeps yet.</p>)}
-      </Status>
+      {schedule ? <ScheduleTrend name={schedule} /> : (
+        <Status loaded={sweeps}>
+          {(list) => (name ? <Trend name={name} sweepIds={list.filter((s) => s.name === name).map((s) => s.id)} /> : <p className="muted">No sweeps yet.</p>)}
+        </Status>
+      )}
     </section>
   );
 }
