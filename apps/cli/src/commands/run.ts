@@ -50,6 +50,7 @@ export async function runSweep(file: string | undefined, opts: RunOptions, out: 
     // Workers this command started that all die (a crash at start-up, say) would leave the run waiting forever.
     const allDied = workers.length === 0 ? new Promise<never>(() => undefined) : Promise.all(workers.map((w) => new Promise((r) => w.child.once('exit', r))))
       .then(() => { throw new Error(`every local worker process exited (see their errors above); the run can be finished with: sqlsweep run --resume ${runId}`); });
+    allDied.catch(() => undefined); // once the run is done, the workers are stopped on purpose
     await Promise.race([followRun(core, runId, { progress: opts.progress ?? process.stdout.isTTY, reconcileAfterMs: opts.reconcileAfterMs ?? 15_000, out }), allDied]);
     out(renderLeaderboard(await core.runs.leaderboard(runId)));
     out(renderCost((await core.runs.getRun(runId))!, await core.runs.spend(runId)));
