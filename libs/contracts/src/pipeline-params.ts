@@ -1,8 +1,8 @@
 import { zeroShotGrids } from './pipelines/zero-shot';
 import { rbSqlGrids } from './pipelines/rb-sql';
-import { drChainGrids } from './pipelines/dr-chain';
 import { r3Grids } from './pipelines/r3';
 import { baselinesGrids } from './pipelines/baselines';
+import { drChainGrids } from './pipelines/dr-chain';
 import { ucsSqlGrids } from './pipelines/ucs-sql';
 
 /**
@@ -12,9 +12,9 @@ import { ucsSqlGrids } from './pipelines/ucs-sql';
 export const pipelineGrids = {
   ...rbSqlGrids,
   ...ucsSqlGrids,
-  ...drChainGrids,
   ...r3Grids,
   ...baselinesGrids,
+  ...drChainGrids,
   ...zeroShotGrids,
 } as const;
 

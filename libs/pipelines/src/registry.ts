@@ -2,9 +2,9 @@ import { pipelineNames, type PipelineName } from '@sqlsweep/contracts';
 import type { MethodModule } from './method';
 import { zeroShotMethod } from './methods/zero-shot';
 import { rbSqlMethod } from './methods/rb-sql';
-import { drChainMethod } from './methods/dr-chain';
 import { r3Method } from './methods/r3';
 import { baselinesMethod } from './methods/baselines';
+import { drChainMethod } from './methods/dr-chain';
 import type { PipelineDefinition } from './pipeline';
 import type { StageImplementation } from './stage-context';
 import { evaluateStage, goldStage } from './stages/common';
@@ -14,9 +14,9 @@ import { ucsSqlMethod } from './methods/ucs-sql';
 const methods: MethodModule[] = [
   rbSqlMethod,
   ucsSqlMethod,
-  drChainMethod,
   r3Method,
   baselinesMethod,
+  drChainMethod,
   zeroShotMethod,
 ];
 

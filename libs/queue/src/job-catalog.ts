@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { advanceJobPayloadSchema, stageJobPayloadSchema } from '@sqlsweep/contracts';
+import { advanceJobPayloadSchema, llmBatchJobPayloadSchema, stageJobPayloadSchema } from '@sqlsweep/contracts';
 
 export interface JobDefinition<S extends z.ZodType> {
   queue: string;
@@ -17,6 +17,8 @@ export const jobCatalog = {
   'stage.sql': { queue: 'stage-sql', schema: stageJobPayloadSchema, attempts: 3, backoffMs: 500 },
   'stage.retrieval': { queue: 'stage-retrieval', schema: stageJobPayloadSchema, attempts: 3, backoffMs: 1_000 },
   'run.advance': { queue: 'advance', schema: advanceJobPayloadSchema, attempts: 10, backoffMs: 500 },
+  /** Batch-mode runs: one provider batch for a wave of ready LLM stages of one model (polled, then ingested). */
+  'llm.batch': { queue: 'stage-llm', schema: llmBatchJobPayloadSchema, attempts: 5, backoffMs: 5_000 },
   /** Builds one schema index (tables or columns of a database) on a retrieval worker; a no-op when it exists. */
   'index.build': {
     queue: 'stage-retrieval',
@@ -40,6 +42,7 @@ export function jobsOfQueue(queue: string): JobName[] {
 export function jobIdFor(name: JobName, key: string): string {
   if (name === 'run.advance') return `advance-${key}`;
   if (name === 'index.build') return `index-${key}`;
+  if (name === 'llm.batch') return `batch-${key}`;
   return key;
 }
 

@@ -1,10 +1,10 @@
 import type { MethodProtocol } from './protocol';
 import { rbSqlProtocols } from './rb-sql';
-import { r3Protocols } from './r3';
 
 import { drChainProtocols } from './dr-chain';
-import { ucsSqlProtocols } from './ucs-sql';
 
+import { r3Protocols } from './r3';
+import { ucsSqlProtocols } from './ucs-sql';
 export type { MethodProtocol } from './protocol';
 
 /**
@@ -14,6 +14,6 @@ export type { MethodProtocol } from './protocol';
 export const methodProtocols: MethodProtocol[] = [
   ...rbSqlProtocols,
   ...ucsSqlProtocols,
-  ...drChainProtocols,
   ...r3Protocols,
+  ...drChainProtocols,
 ];
