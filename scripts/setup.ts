@@ -1,12 +1,14 @@
 /**
  * Everything `npm test` and `npm run demo` need before they start: Redis and Postgres (started or installed when
- * missing, see infra/services.ts), the app database migrated, and the bundled benchmark built. Idempotent and quick
- * when there is nothing to do.
+ * missing, see infra/services.ts), the bundled benchmark, the bundled retrieval encoder (an ONNX model generated from
+ * this repository's code) and the dashboard, built. Idempotent and quick when there is nothing to do.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { buildDashboard } from '../apps/dashboard/build';
 import { buildMinibench } from '../data/minibench/build';
 import { ensureServices, type ServiceEndpoints } from '../infra/services';
+import { buildBundledEncoder } from '@sqlsweep/retrieval';
 
 export const projectDir = resolve(__dirname, '..');
 
@@ -17,5 +19,9 @@ export async function setup(opts: { allowEmbeddedPostgres: boolean; log?: (line:
   writeFileSync(join(projectDir, '.sqlsweep', 'services.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
   const bench = await buildMinibench();
   log(`minibench: ${bench.rebuilt ? 'built' : 'up to date'} (${bench.counts.databases} databases, ${bench.counts.train} train + ${bench.counts.dev} dev items)`);
+  const encoder = buildBundledEncoder({ dir: join(projectDir, '.sqlsweep', 'models', 'sqlsweep-ngram-colbert') });
+  log(`bundled encoder: ${encoder.built ? 'built' : 'up to date'} (${encoder.dir})`);
+  const dashboard = await buildDashboard();
+  log(`dashboard: ${dashboard.rebuilt ? 'built' : 'up to date'} (${dashboard.outDir})`);
   return endpoints;
 }
