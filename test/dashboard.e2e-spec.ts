@@ -38,7 +38,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
     expect(added.code).toBe(0);
     workers = startWorkers(2, env);
-    const run = await runCli(['run', 'configs/sweeps/demo.yaml', '--workers', '0', '--no-progress'], env);
+    const run = await runCli(['run', 'test/fixtures/zero-shot-sweep.yaml', '--workers', '0', '--no-progress'], env);
     expect(run.code).toBe(0);
     runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1];
     runIds.push(runId);
@@ -213,7 +213,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
   it('follows a running sweep live: progress per stage kind against Postgres, cost so far, then done', async () => {
     // The demo sweep under a fresh cache namespace: its LLM stages must run again (gold SQL is reused), and with no
     // worker up yet the run sits at its planned counts until workers start.
-    const config = `${readFileSync(join(repoRoot, 'configs/sweeps/demo.yaml'), 'utf8')}\ncacheNamespace: dashboard-live\n`;
+    const config = `${readFileSync(join(repoRoot, 'test/fixtures/zero-shot-sweep.yaml'), 'utf8')}\ncacheNamespace: dashboard-live\n`;
     const res = await fetch(`${url}/api/runs`, {
       method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ config, source: 'demo.yaml' }),
     });

@@ -42,7 +42,7 @@ describe('orchestrator API over a finished demo sweep', () => {
     const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
     expect(added.code).toBe(0);
     workers = startWorkers(2, env);
-    const run = await runCli(['run', 'configs/sweeps/demo.yaml', '--workers', '0', '--no-progress'], env, 330_000); // the machine is shared: allow for load
+    const run = await runCli(['run', 'test/fixtures/zero-shot-sweep.yaml', '--workers', '0', '--no-progress'], env, 330_000); // the machine is shared: allow for load
     expect(run.code).toBe(0);
     runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1];
     variants = await t.db.selectFrom('variants').select(['id', 'label', 'model']).where('run_id', '=', runId).orderBy('position').execute();
@@ -69,7 +69,7 @@ describe('orchestrator API over a finished demo sweep', () => {
 
   it('shows the finished run, its leaderboard and cost-accuracy points as Postgres has them', async () => {
     const detail = await getJson(`/api/runs/${runId}`);
-    expect(detail.run).toEqual(expect.objectContaining({ id: runId, status: 'done', sweepName: 'demo', simulated: true, itemCount: 60, variantCount: 2 }));
+    expect(detail.run).toEqual(expect.objectContaining({ id: runId, status: 'done', sweepName: 'zero-shot-demo', simulated: true, itemCount: 60, variantCount: 2 }));
     expect(detail).toEqual(expect.objectContaining({ itemsDone: 120, itemsPlanned: 120, etaSeconds: null }));
     const summaries = await t.db.selectFrom('run_summaries').selectAll().where('run_id', '=', runId).execute();
     const spent = await t.db.selectFrom('stage_results').select((e) => e.fn.sum<number>('cost_usd').as('c')).where('run_id', '=', runId).executeTakeFirstOrThrow();

@@ -36,7 +36,7 @@ describe('losing every queued job mid-sweep', () => {
     };
     expect((await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env)).code).toBe(0);
     workers = startWorkers(2, env);
-    const cli = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), 'run', 'configs/sweeps/demo.yaml', '--workers', '0', '--no-progress', '--stall-seconds', '3'], { cwd: repoRoot, env: { ...process.env, ...env } });
+    const cli = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), 'run', 'test/fixtures/zero-shot-sweep.yaml', '--workers', '0', '--no-progress', '--stall-seconds', '3'], { cwd: repoRoot, env: { ...process.env, ...env } });
     let stdout = '';
     cli.stdout.on('data', (d: Buffer) => (stdout += d));
     cli.stderr.on('data', (d: Buffer) => (stdout += d));

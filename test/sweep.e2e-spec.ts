@@ -47,7 +47,7 @@ describe('a sweep end to end: 2 variants x 60 minibench dev items', () => {
   const runIdOf = (stdout: string) => /run ([0-9a-f-]{36}) created/.exec(stdout)?.[1];
 
   it('gives every item exactly one result whose EX an independent recomputation confirms, then reuses everything', async () => {
-    const first = await runCli(['run', 'configs/sweeps/demo.yaml', '--workers', '0', '--no-progress'], env);
+    const first = await runCli(['run', 'test/fixtures/zero-shot-sweep.yaml', '--workers', '0', '--no-progress'], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Leaderboard {2}\[simulated/);
     const runId = runIdOf(first.stdout)!;
@@ -82,7 +82,7 @@ describe('a sweep end to end: 2 variants x 60 minibench dev items', () => {
 
     const storedBefore = await t.db.selectFrom('stage_results').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const jobsBefore = await jobCounts();
-    const second = await runCli(['run', 'configs/sweeps/demo.yaml', '--workers', '0', '--no-progress'], env);
+    const second = await runCli(['run', 'test/fixtures/zero-shot-sweep.yaml', '--workers', '0', '--no-progress'], env);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/total\s+0\s+300/);
     const secondRun = await t.db.selectFrom('runs').selectAll().where('id', '=', runIdOf(second.stdout)!).executeTakeFirstOrThrow();

@@ -41,10 +41,12 @@ function cartesian(grid: Record<string, ReadonlyArray<string | number | boolean>
 export function expandVariants(config: SweepConfig): VariantSpec[] {
   const variants: VariantSpec[] = [];
   for (const entry of config.pipelines) {
+    // A label names the knobs this entry sweeps; the fixed ones are the same for all its variants.
+    const swept = Object.keys(entry.grid).filter((k) => entry.grid[k].length > 1);
     for (const params of cartesian(entry.grid)) {
       for (const model of config.models) {
         for (let sampleIndex = 0; sampleIndex < config.repeats; sampleIndex++) {
-          const knobs = Object.entries(params).map(([k, v]) => `${k}=${v}`).join(',');
+          const knobs = swept.sort().map((k) => `${k}=${params[k]}`).join(',');
           const label = [entry.label ?? entry.pipeline, model, knobs, config.repeats > 1 ? `#${sampleIndex}` : '']
             .filter(Boolean)
             .join(' ');
