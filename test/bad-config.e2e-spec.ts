@@ -19,7 +19,7 @@ pipelines:
 
 const cases: Array<[string, string, RegExp]> = [
   ['bad YAML', 'name: [unclosed\ndataset: x', /: line \d+, column \d+: invalid YAML/],
-  ['unknown pipeline', good.replace('zero-shot', 'mind-reading'), /: pipelines\[0\]\.pipeline: unknown pipeline "mind-reading" \(known: zero-shot/],
+  ['unknown pipeline', good.replace('zero-shot', 'mind-reading'), /: pipelines\[0\]\.pipeline: unknown pipeline "mind-reading" \(known: [^)]*zero-shot/],
   ['wrong type', good.replace('temperature: [0]', 'temperature: hot'), /: pipelines\[0\]\.grid\.temperature: expected array of numbers/],
   ['wrong item type', good.replace('limit: 5', 'limit: five'), /: items\.limit: /],
   ['missing dataset', good.replace('dataset: minibench', 'dataset: nowhere'), /: dataset: no registered dataset "nowhere"/],

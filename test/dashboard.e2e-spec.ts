@@ -79,7 +79,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     await page.goto(`${url}/#/runs`);
     const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
     await row.waitFor();
-    expect(await row.textContent()).toContain('demo');
+    expect(await row.textContent()).toContain('zero-shot-demo');
     expect(await row.locator('.status').textContent()).toBe('done');
     expect(await row.locator('[data-testid=simulated-badge]').isVisible()).toBe(true);
     await screenshot(page, '1-runs');
@@ -247,7 +247,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
   });
 
   it('plots the runs of the sweep over time, night-to-night deltas as Postgres has them, regressions only below zero', async () => {
-    await page.goto(`${url}/#/trends?sweep=demo`);
+    await page.goto(`${url}/#/trends?sweep=zero-shot-demo`);
     // This orchestrator runs no schedules file: the trend is the sweep's, each run compared with the one before.
     await page.locator('[data-testid=trend-row]').nth(3).waitFor();
     await page.locator('[data-testid=line-plot]').waitFor();
