@@ -13,7 +13,7 @@ describeIf('Anthropic SDK against llm-sim', () => {
   let sim: LlmSimulatorHandle;
   let client: LlmClient;
   const key = 'sk-ant-test-SECRET-91ab77';
-  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as BirdItem[];
+  const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as BirdItem[];
   const longSchema = Array.from({ length: 120 }, (_, i) => `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, name TEXT, value REAL);`).join('\n');
 
   beforeAll(async () => {

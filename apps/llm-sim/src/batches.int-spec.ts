@@ -19,7 +19,7 @@ describeIf('batch APIs through both SDKs against llm-sim', () => {
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
   let client: LlmClient;
   let repo: LlmCacheRepository;
-  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as BirdItem[];
+  const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as BirdItem[];
 
   beforeAll(async () => {
     const admin = new Client({ connectionString: adminUrl });

@@ -14,7 +14,7 @@ describeIf('a BullMQ worker calling the LLM through the shared budget', () => {
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
   let redis: Redis;
   const prefix = `test-llm-${randomUUID()}`;
-  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as Array<{ question: string }>;
+  const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as Array<{ question: string }>;
 
   beforeAll(async () => {
     sim = await startLlmSimulator({ datasetDirs: [BIRD_SAMPLE], config: TEST_SIM_CONFIG });

@@ -10,7 +10,10 @@ import { detectProtocol } from './answer';
 const describeIf = datasetsPresent ? describe : describe.skip;
 
 describeIf('GoldIndex on the shared BIRD and Spider samples', () => {
-  const index = new GoldIndex([BIRD_SAMPLE, SPIDER_SAMPLE]);
+  let index: GoldIndex;
+  beforeAll(() => {
+    index = new GoldIndex([BIRD_SAMPLE, SPIDER_SAMPLE]);
+  });
 
   it('learns BIRD (SQL, evidence, dev_databases) and Spider (query, train_spider.json, database/)', () => {
     expect(index.size).toBe(48 + 297 + 7000);

@@ -16,8 +16,8 @@ describeIf('OpenAI SDK against llm-sim', () => {
   const logs: object[] = [];
   const key = 'sk-test-SECRET-4f1c9e7d2b';
   let client: LlmClient;
-  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as BirdItem[];
-  const spider = JSON.parse(readFileSync(join(SPIDER_SAMPLE, 'dev.json'), 'utf8')) as SpiderItem[];
+  const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as BirdItem[];
+  const spider = (datasetsPresent ? JSON.parse(readFileSync(join(SPIDER_SAMPLE, 'dev.json'), 'utf8')) : []) as SpiderItem[];
 
   beforeAll(async () => {
     sim = await startLlmSimulator({ port: 0, datasetDirs: [BIRD_SAMPLE, SPIDER_SAMPLE], seed: 7, config: TEST_SIM_CONFIG });

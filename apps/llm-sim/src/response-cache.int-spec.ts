@@ -21,7 +21,7 @@ describeIf('response cache in Postgres, through the client and llm-sim', () => {
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
   let client: LlmClient;
   const logs: object[] = [];
-  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as BirdItem[];
+  const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as BirdItem[];
 
   beforeAll(async () => {
     const admin = new Client({ connectionString: adminUrl });

@@ -110,9 +110,10 @@ export function registerRunCommand(program: Command): void {
     .option('--workers <n>', 'local worker processes to start (default: 2 when none is connected, else 0)', (v) => parseInt(v, 10))
     .option('--no-progress', 'print progress tables instead of live bars')
     .option('--fresh-llm', 'ask the LLM again for every call (a new cache namespace); other stages are still reused')
+    .option('--no-cache', 'the same as --fresh-llm: no LLM answer is taken from the response cache or earlier runs')
     .option('--stall-seconds <s>', 'after this long without progress, re-plan the run from Postgres (default 15)', (v) => parseFloat(v))
-    .action(async (config: string | undefined, opts: { dryRun?: boolean; resume?: string; workers?: number; progress?: boolean; stallSeconds?: number; freshLlm?: boolean }) => {
-      const { stallSeconds, freshLlm, ...rest } = opts;
-      await runSweep(config, { ...rest, noCache: freshLlm, progress: opts.progress === false ? false : undefined, reconcileAfterMs: stallSeconds === undefined ? undefined : stallSeconds * 1000 });
+    .action(async (config: string | undefined, opts: { dryRun?: boolean; resume?: string; workers?: number; progress?: boolean; stallSeconds?: number; freshLlm?: boolean; cache?: boolean }) => {
+      const { stallSeconds, freshLlm, cache, ...rest } = opts;
+      await runSweep(config, { ...rest, noCache: freshLlm === true || cache === false, progress: opts.progress === false ? false : undefined, reconcileAfterMs: stallSeconds === undefined ? undefined : stallSeconds * 1000 });
     });
 }

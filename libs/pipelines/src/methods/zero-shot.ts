@@ -5,6 +5,7 @@ import type { EstimateContext, LlmCall, LlmStage } from '../stage-context';
 import { loadTemplate, renderTemplate } from '../template';
 import type { GeneratedSql } from '../stages/common';
 import type { MethodModule } from '../method';
+import { evaluateNode } from '../stages/common';
 
 const template = loadTemplate('zero-shot.generate');
 
@@ -14,7 +15,7 @@ export const zeroShotPipeline: PipelineDefinition = {
   graph: (): StageNode[] => [
     { stage: 'gold', role: 'sql', version: 1, reads: [], inputs: {} },
     { stage: 'zero-shot.generate', role: 'llm', version: 1, reads: ['model', 'temperature', 'maxTokens', 'sampleIndex', 'cacheNamespace'], inputs: {}, template },
-    { stage: 'evaluate', role: 'sql', version: 1, reads: [], inputs: { gold: 'gold', prediction: 'zero-shot.generate' }, final: true },
+    evaluateNode('zero-shot.generate'),
   ],
 };
 

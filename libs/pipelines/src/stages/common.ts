@@ -1,4 +1,5 @@
-import { compareExecution, officialSql, type ExecutionResult } from '@sqlsweep/sql-sandbox';
+import { compareExecution, officialSql, vesReward, type ExecutionResult, type SandboxPool } from '@sqlsweep/sql-sandbox';
+import type { StageNode } from '../pipeline';
 import type { ComputeStage } from '../stage-context';
 
 /** Output of the SQL-generation stages. `sql` is null when the answer held no usable query. */
@@ -11,7 +12,26 @@ export interface EvaluateOutput {
   reason: string;
   predictedSql: string | null;
   predicted: { status: ExecutionResult['status']; rows?: number; message?: string };
+  /** `ves`: 100 x BIRD's reward for this item (0 when incorrect), so the mean over items is the VES. */
+  metrics: { ves: number };
+  /** Mean gold and predicted times of the VES measurement (correct items), on the worker's machine. */
+  timing?: { goldMs: number; predMs: number; repeats: number };
 }
+
+/**
+ * Timed runs per query for VES. BIRD's script times 100 runs; 10 keeps sweeps fast on schema-sized databases and
+ * still lets the 3-sigma filter work. `sqlsweep eval --metric ves` uses the official 100.
+ */
+export const VES_REPEATS = 10;
+
+async function timeBoth(sandbox: SandboxPool, dbPath: string, goldSql: string, predSql: string, deadlineMs: number) {
+  const gold = await sandbox.execute({ dbPath, sql: goldSql, deadlineMs, repeat: VES_REPEATS });
+  const pred = await sandbox.execute({ dbPath, sql: predSql, deadlineMs, repeat: VES_REPEATS });
+  if (!gold.timingsMs?.length || !pred.timingsMs?.length) return undefined;
+  return { gold: gold.timingsMs, pred: pred.timingsMs };
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Runs the gold query once per (dataset version, item); every variant and run reuses the result. */
 export const goldStage: ComputeStage = {
@@ -33,14 +53,16 @@ export const evaluateStage: ComputeStage = {
     if (generated.sql === null) {
       const output: EvaluateOutput = {
         correct: false, errored: false, reason: `no prediction: ${generated.parseError ?? 'unparseable answer'}`,
-        predictedSql: null, predicted: { status: 'error', message: generated.parseError },
+        predictedSql: null, predicted: { status: 'error', message: generated.parseError }, metrics: { ves: 0 },
       };
       return { output };
     }
-    const { timingsMs: _t, ...pred } = await ctx.services.sandbox.execute({
-      dbPath: ctx.dbPath, sql: officialSql(ctx.semantics, 'pred', generated.sql), deadlineMs: ctx.services.sqlDeadlineMs,
-    });
+    const predSql = officialSql(ctx.semantics, 'pred', generated.sql);
+    const { timingsMs: _t, ...pred } = await ctx.services.sandbox.execute({ dbPath: ctx.dbPath, sql: predSql, deadlineMs: ctx.services.sqlDeadlineMs });
     const verdict = compareExecution(ctx.semantics, gold, pred, { goldSql: ctx.item.goldSql });
+    const timed = verdict.correct
+      ? await timeBoth(ctx.services.sandbox, ctx.dbPath, officialSql(ctx.semantics, 'gold', ctx.item.goldSql), predSql, ctx.services.sqlDeadlineMs)
+      : undefined;
     const output: EvaluateOutput = {
       correct: verdict.correct,
       errored: false,
@@ -48,7 +70,14 @@ export const evaluateStage: ComputeStage = {
       predictedSql: generated.sql,
       predicted: pred.status === 'ok' ? { status: 'ok', rows: pred.rows.length }
         : pred.status === 'error' ? { status: 'error', message: pred.message } : { status: 'timeout' },
+      metrics: { ves: timed ? 100 * vesReward(true, timed.gold, timed.pred).reward : 0 },
+      ...(timed ? { timing: { goldMs: mean(timed.gold), predMs: mean(timed.pred), repeats: VES_REPEATS } } : {}),
     };
     return { output };
   },
 };
+
+/** The last node of every pipeline: judge the stage whose output is the final `GeneratedSql`. */
+export function evaluateNode(prediction: string): StageNode {
+  return { stage: 'evaluate', role: 'sql', version: 2, reads: [], inputs: { gold: 'gold', prediction }, final: true };
+}

@@ -6,6 +6,7 @@ import type { ComputeStage, EstimateContext, LlmCall, LlmStage, StageContext, St
 import { loadTemplate, renderTemplate } from '../../template';
 import { parseGeneratedSql } from '../zero-shot';
 import { fixedShots, randomShots, type SelectedShots, type Shot } from './shot-selection';
+import { evaluateNode } from '../../stages/common';
 
 export const fewShotTemplate = loadTemplate('baselines.few-shot');
 
@@ -18,7 +19,7 @@ function fewShotPipeline(name: 'fixed-few-shot' | 'random-few-shot'): PipelineDe
       { stage: 'gold', role: 'sql', version: 1, reads: [], inputs: {} },
       { stage: `${name}.select`, role: 'retrieval', version: 1, reads: ['shots', 'shotSeed'], inputs: {} },
       { stage: 'few-shot.generate', role: 'llm', version: 1, reads: [...LLM_READS, 'shots'], inputs: { shots: `${name}.select` }, template: fewShotTemplate },
-      { stage: 'evaluate', role: 'sql', version: 1, reads: [], inputs: { gold: 'gold', prediction: 'few-shot.generate' }, final: true },
+      evaluateNode('few-shot.generate'),
     ],
   };
 }

@@ -1,6 +1,7 @@
 import type { VariantSpec } from '@sqlsweep/contracts';
 import type { PipelineDefinition, StageNode } from '../../pipeline';
 import { templates } from './templates';
+import { evaluateNode } from '../../stages/common';
 
 /** Revision steps with registered stages; the grid caps maxRevisions at this. */
 export const DR_CHAIN_MAX_REVISIONS = 8;
@@ -56,7 +57,7 @@ export function drChainGraph(variant: VariantSpec): StageNode[] {
   }
   nodes.push(
     { stage: stageNames.final, role: 'sql', version: 1, reads: [], inputs: { initial: stageNames.generate, last: previous } },
-    { stage: 'evaluate', role: 'sql', version: 1, reads: [], inputs: { gold: 'gold', prediction: stageNames.final }, final: true },
+    evaluateNode(stageNames.final),
   );
   return nodes;
 }

@@ -11,6 +11,7 @@ import { contextSection, r3RagStage, type RagContext } from './rag-context';
 import { parseSubQuestions } from './sub-questions';
 import { parseTableList } from './table-list';
 import { mapToSchemaTables } from './table-mapping';
+import { evaluateNode } from '../../stages/common';
 
 export const r3Templates = {
   link: loadTemplate('r3.link'),
@@ -58,7 +59,7 @@ export const r3Pipeline: PipelineDefinition = {
       inputs: { ...link, ...(decompose ? { decomposition: 'r3.decompose' } : {}), ...withRag('ragInGeneration') },
       template: decompose ? r3Templates.generate : r3Templates.generateDirect,
     });
-    nodes.push({ stage: 'evaluate', role: 'sql', version: 1, reads: [], inputs: { gold: 'gold', prediction: generate }, final: true });
+    nodes.push(evaluateNode(generate));
     return nodes;
   },
 };

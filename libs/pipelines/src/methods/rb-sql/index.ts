@@ -7,6 +7,7 @@ import { decomposeShotStage, decomposeTemplate } from './organize';
 import { decompositionInput, generatePlainStage, generatePlainTemplate, generateStage, generateTemplate } from './generate';
 import { retrieveColumnsStage, retrieveTablesStage } from './schema-filter';
 import { selectShotsStage } from './shots';
+import { evaluateNode } from '../../stages/common';
 
 /** Stages registered for the largest grid values (libs/contracts/src/pipelines/rb-sql.ts caps the knobs at these). */
 export const RB_SQL_MAX_SHOTS = 8;
@@ -63,7 +64,7 @@ export function rbSqlGraph(variant: VariantSpec): StageNode[] {
     );
     last = `rb-sql.correct-${r}`;
   }
-  nodes.push({ stage: 'evaluate', role: 'sql', version: 1, reads: [], inputs: { gold: 'gold', prediction: last }, final: true });
+  nodes.push(evaluateNode(last));
   return nodes;
 }
 

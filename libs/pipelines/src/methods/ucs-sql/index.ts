@@ -4,6 +4,7 @@ import type { PipelineDefinition, StageNode } from '../../pipeline';
 import {
   contentStage, generateStage, preselectStage, questionStage, selectShotsStage, shotCandidatesStage, skeletonStage, structureStage, templates,
 } from './stages';
+import { evaluateNode } from '../../stages/common';
 
 const LLM_READS = ['model', 'temperature', 'maxTokens', 'sampleIndex', 'cacheNamespace'];
 
@@ -66,7 +67,7 @@ export function ucsSqlGraph(variant: VariantSpec): StageNode[] {
       stage: 'ucs-sql.generate', role: 'llm', version: 1, reads: LLM_READS, template: templates.generate,
       inputs: { ...preselect, ...hints, ...(p.sqlStage === true ? { skeleton: 'ucs-sql.skeleton' } : {}) } as Record<string, string>,
     },
-    { stage: 'evaluate', role: 'sql', version: 1, reads: [], inputs: { gold: 'gold', prediction: 'ucs-sql.generate' }, final: true },
+    evaluateNode('ucs-sql.generate'),
   );
   return nodes;
 }
