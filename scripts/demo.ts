@@ -2,27 +2,14 @@
  * `npm run demo`: set-up, then a real sweep on the bundled benchmark through the same commands a user types:
  * register minibench, start the LLM simulator, run configs/sweeps/demo.yaml with two local worker processes.
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
+import { spawnSimulator } from '../apps/cli/src/local-processes';
 import { projectDir, setup } from './setup';
 import { runSteps } from './run-steps';
 
-async function startSimulator(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/llm-sim/src/main.ts', '--port', '0', '--dataset', 'data/minibench/dist'], {
-    cwd: projectDir, stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`llm-sim exited (${code}) before listening`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line).url as string));
-  });
-  child.stdout!.resume();
-  return { url, stop: () => child.kill('SIGTERM') };
-}
-
 async function main(): Promise<void> {
   const endpoints = await setup({ allowEmbeddedPostgres: true });
-  const sim = await startSimulator();
+  const sim = await spawnSimulator(['data/minibench/dist']);
   console.log(`llm-sim: ${sim.url} (simulated answers: results are labelled simulated)`);
   const env = {
     REDIS_URL: endpoints.redisUrl, DATABASE_URL: endpoints.databaseUrl, SQLSWEEP_LLM_SIM_URL: sim.url,
@@ -35,7 +22,7 @@ async function main(): Promise<void> {
       { name: 'sqlsweep run configs/sweeps/demo.yaml', command: process.execPath, args: [cli, 'run', 'configs/sweeps/demo.yaml', '--workers', '2'], env },
     ], projectDir);
   } finally {
-    sim.stop();
+    await sim.stop();
   }
 }
 
