@@ -25,6 +25,6 @@ export const drChainMethod: MethodModule = {
 };
 
 export { drChainGraph, drChainPipeline, stageNames as drChainStageNames } from './graph';
-export { questionSkeleton, schemaVocabulary } from './question-skeleton';
+export { questionSkeleton, schemaVocabulary } from '../../similarity';
 export { questionValues, relatedContents } from './related-contents';
 export { parseSimplifiedQuestion, parseExplanation } from './parse';

@@ -6,9 +6,8 @@ import { sqlSkeleton } from '../../sql/skeleton';
 import { trainInputs, type ComputeStage, type EstimateContext, type LlmCall, type LlmStage, type StageContext, type StageItem } from '../../stage-context';
 import { renderTemplate, type PromptTemplate } from '../../template';
 import type { GeneratedSql } from '../../stages/common';
+import { pooledIndexFor, questionSkeleton, type PooledDocument } from '../../similarity';
 import { parseExplanation, parseSimplifiedQuestion, type Explanation, type Simplified } from './parse';
-import { pooledIndexFor, type PooledDocument } from './pooled-index';
-import { questionSkeleton } from './question-skeleton';
 import { relatedContents } from './related-contents';
 import { templates } from './templates';
 

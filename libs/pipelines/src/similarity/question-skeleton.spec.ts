@@ -1,8 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
 import { questionSkeleton } from './question-skeleton';
-import { questionValues } from './related-contents';
 
 const schema = {
   tables: [
@@ -25,19 +21,5 @@ describe('questionSkeleton', () => {
 
   it('keeps a capitalised first word and masks capitalised names after it', () => {
     expect(questionSkeleton('Airports in Denver Colorado?', schema)).toBe('_ in _?');
-  });
-});
-
-describe('questionValues', () => {
-  it('finds quoted text, numbers and capitalised names after the first word', () => {
-    expect(questionValues('How many flights left Heathrow Airport on "Valentine\'s Day" 2024?')).toEqual(["Valentine's Day", '2024', 'Heathrow Airport']);
-  });
-});
-
-describe('configs/sweeps/dr-chain-*.yaml', () => {
-  it('validates and crosses the two ablation switches', () => {
-    const path = join(__dirname, '..', '..', '..', '..', '..', 'configs', 'sweeps', 'dr-chain-ablations.yaml');
-    const variants = expandVariants(parseSweepConfig(readFileSync(path, 'utf8'), path));
-    expect(variants.map((v) => [v.params.simplification, v.params.revision]).sort()).toEqual([[false, false], [false, true], [true, false], [true, true]]);
   });
 });

@@ -6,8 +6,8 @@ export interface PooledHit<P> { id: string; score: number; payload: P }
 
 /**
  * A single-vector (sentence-encoder) index: one mean-pooled, L2-normalised vector per document, cosine search by
- * exact scan. DR-Chain's repository holds two short skeletons per training item, so an exact scan is both the
- * paper's FAISS flat search and fast enough.
+ * exact scan. Its documents are short masked questions, one or two per training item (DR-Chain's skeleton
+ * repository, DAIL selection's masked questions), so an exact scan is both the papers' flat search and fast enough.
  */
 export class PooledIndex<P> {
   private constructor(private readonly docs: PooledDocument<P>[], private readonly vectors: Float32Array[], private readonly encoder: Encoder) {}

@@ -47,7 +47,8 @@ export function schemaVocabulary(schema: SchemaNames): Set<string> {
 }
 
 /**
- * A question skeleton (DR-Chain 3.1.2 after Guo et al. 2023): schema mentions and values are replaced by `_`,
+ * A question skeleton (DR-Chain 3.1.2 after Guo et al. 2023; also UCS-SQL's DAIL selection's masked question):
+ * schema mentions and values are replaced by `_`,
  * the structure words are kept, and runs of masks collapse into one.
  * - values: quoted text, numbers, and capitalised words that do not start the sentence (proper names);
  * - schema mentions: words whose singular form is a word of a table or column name, unless a structure word.
