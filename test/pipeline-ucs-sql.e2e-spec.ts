@@ -32,7 +32,9 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
       '  - pipeline: ucs-sql',
       '    grid:',
       '      shots: [2]',
-      '      shotSelection: [ss-qe, fixed]',
+      '      shotSelection: [ss-qe, fixed, dail]',
+      '  - pipeline: zero-shot',
+      '    grid: { temperature: [0.1] }',
       'seed: 7',
       '',
     ].join('\n'));
@@ -49,18 +51,21 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
 
   const traced = async (stage: string) => t.db.selectFrom('stage_results').select(['stage', 'trace', 'output']).where('stage', '=', stage).execute();
 
-  it('gives every item of both variants a result, with stage traces, linking metrics and memoized training extraction', async () => {
+  it('gives every item of every variant a result, with stage traces, linking metrics and memoized training extraction', async () => {
     const run = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 450_000);
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
     const runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1]!;
 
-    const variants = await t.db.selectFrom('variants').select(['id', 'label']).where('run_id', '=', runId).execute();
-    expect(variants).toHaveLength(2);
-    const results = await t.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
-    expect(results).toHaveLength(20);
-    expect(results.filter((r) => r.errored)).toEqual([]);
-    expect(results.filter((r) => r.correct).length).toBeGreaterThan(10);
+    const variants = await t.db.selectFrom('variants').select(['id', 'label', 'pipeline']).where('run_id', '=', runId).execute();
+    expect(variants).toHaveLength(4);
+    const all = await t.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
+    expect(all).toHaveLength(40);
+    expect(all.filter((r) => r.errored)).toEqual([]);
+    const ucsSqlVariants = new Set(variants.filter((v) => v.pipeline === 'ucs-sql').map((v) => v.id));
+    const results = all.filter((r) => ucsSqlVariants.has(r.variant_id));
+    expect(results).toHaveLength(30);
+    expect(results.filter((r) => r.correct).length).toBeGreaterThan(15);
     for (const r of results) {
       expect(r.metrics['linking.column.recall']).toBeGreaterThanOrEqual(0);
       expect(r.metrics['linking.column.precision']).toBeGreaterThanOrEqual(0);
@@ -84,24 +89,31 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
       expect({ stage, called: called.length > 0 }).toEqual({ stage, called: true });
       for (const r of called) expect(typeof (r.trace as Trace)!.response).toBe('string');
     }
-    const candidates = (await traced('ucs-sql.shot-candidates')).map((r) => r.output as { selection: string; examples: unknown[] });
+    const candidates = (await traced('ucs-sql.shot-candidates')).map((r) => r.output as { selection: string; examples: unknown[]; metrics: Record<string, number> });
     expect(candidates.filter((c) => c.selection === 'ss-qe').every((c) => c.examples.length >= 1 && c.examples.length <= 4)).toBe(true);
     const fixed = candidates.filter((c) => c.selection === 'fixed').map((c) => JSON.stringify(c.examples));
     expect(fixed).toHaveLength(10);
     expect(new Set(fixed).size).toBe(1); // the same first two training questions for every item
+    // DAIL: k shots chosen from the zero-shot draft, which is the zero-shot variant's own generation (one per item).
+    const dail = candidates.filter((c) => c.selection === 'dail');
+    expect(dail).toHaveLength(10);
+    expect(dail.every((c) => c.examples.length === 2 && c.metrics['shots.queryMatched']! <= 2)).toBe(true);
+    expect(dail.filter((c) => c.metrics['shots.draftParsed'] === 1).length).toBeGreaterThan(5);
+    expect(await traced('zero-shot.generate')).toHaveLength(10);
     // Generation fills the skeleton and shows its shots (k = 2, or fewer when SS-QE kept fewer) before the target.
     const generate = (await traced('ucs-sql.generate')).map((r) => r.trace as Trace).filter((x) => x !== null);
-    expect(generate.length).toBe(20);
+    expect(generate.length).toBe(30);
     const questionLines = generate.map((g) => g!.prompt[1]!.content.match(/^Question: /gm)!.length);
     for (const g of generate) expect(g!.prompt[1]!.content).toContain('Fill the SQL skeleton');
     expect(questionLines.every((n) => n === 2 || n === 3)).toBe(true);
-    expect(questionLines.filter((n) => n === 3).length).toBeGreaterThanOrEqual(10); // every fixed-shot item at least
+    expect(questionLines.filter((n) => n === 3).length).toBeGreaterThanOrEqual(20); // every fixed-shot and DAIL item at least
 
     // Everything is stored under its key: the same sweep again issues no job.
     const again = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 120_000);
     expect(again.code).toBe(0);
     const secondId = /run ([0-9a-f-]{36}) created/.exec(again.stdout)![1]!;
     const second = await t.db.selectFrom('runs').select(['stage_jobs', 'reused_stages', 'status']).where('id', '=', secondId).executeTakeFirstOrThrow();
-    expect(second).toEqual({ stage_jobs: 0, reused_stages: 633, status: 'done' });
+    // 483 training extractions + per item: 5 shared target stages, 5 per selection, the draft and zero-shot's evaluate.
+    expect(second).toEqual({ stage_jobs: 0, reused_stages: 703, status: 'done' });
   });
 });

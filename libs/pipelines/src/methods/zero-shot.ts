@@ -9,12 +9,20 @@ import { evaluateNode } from '../stages/common';
 
 const template = loadTemplate('zero-shot.generate');
 
+/**
+ * The zero-shot generation node. Other pipelines that need a plain first draft (UCS-SQL's DAIL selection) use this
+ * very node, so a draft is computed once for every pipeline at the same model, temperature and token limit.
+ */
+export const zeroShotGenerateNode: Readonly<StageNode> = {
+  stage: 'zero-shot.generate', role: 'llm', version: 1, reads: ['model', 'temperature', 'maxTokens', 'sampleIndex', 'cacheNamespace'], inputs: {}, template,
+};
+
 /** Zero-shot baseline: schema as DDL + question -> SQL -> execute -> compare with gold. */
 export const zeroShotPipeline: PipelineDefinition = {
   name: 'zero-shot',
   graph: (): StageNode[] => [
     { stage: 'gold', role: 'sql', version: 1, reads: [], inputs: {} },
-    { stage: 'zero-shot.generate', role: 'llm', version: 1, reads: ['model', 'temperature', 'maxTokens', 'sampleIndex', 'cacheNamespace'], inputs: {}, template },
+    { ...zeroShotGenerateNode },
     evaluateNode('zero-shot.generate'),
   ],
 };

@@ -5,19 +5,37 @@ import {
   contentStage, generateStage, preselectStage, questionStage, selectShotsStage, shotCandidatesStage, skeletonStage, structureStage, templates,
 } from './stages';
 import { evaluateNode } from '../../stages/common';
+import { zeroShotGenerateNode } from '../zero-shot';
 
 const LLM_READS = ['model', 'temperature', 'maxTokens', 'sampleIndex', 'cacheNamespace'];
+
+/** What the candidates stage reads and gets for each way of selecting shots. */
+function candidatesNode(selection: 'ss-qe' | 'fixed' | 'dail'): StageNode {
+  const node = (reads: string[], inputs: Record<string, string>): StageNode => ({ stage: 'ucs-sql.shot-candidates', role: 'retrieval', version: 1, reads, inputs });
+  switch (selection) {
+    case 'ss-qe':
+      return node(['shots', 'shotSelection', 'theta1', 'theta2'], {
+        content: 'ucs-sql.content', structure: 'ucs-sql.structure', trainContent: 'ucs-sql.train-content[*]', trainStructure: 'ucs-sql.train-structure[*]',
+      });
+    case 'dail':
+      return node(['shots', 'shotSelection', 'dailThreshold'], { draft: zeroShotGenerateNode.stage });
+    case 'fixed':
+      return node(['shots', 'shotSelection'], {});
+  }
+}
 
 /**
  * The UCS-SQL stage graph of one variant. Ablations remove stages from the graph (so the remaining stages keep the
  * keys they share with the full method); SS-QE's own information extraction of the target and of every training
  * question (Algorithm 1, lines 2 and 5) runs whenever SS-QE selects shots, even in ablations that hide it from the
- * SQL stage.
+ * SQL stage. DAIL selection (Table 5) drafts the target's SQL with the zero-shot baseline's own node, so that draft
+ * is shared with any zero-shot variant at the same model and settings.
  */
 export function ucsSqlGraph(variant: VariantSpec): StageNode[] {
   const p = variant.params;
   const shots = Number(p.shots);
-  const ssQe = shots > 0 && p.shotSelection === 'ss-qe';
+  const selection = p.shotSelection as 'ss-qe' | 'fixed' | 'dail';
+  const ssQe = shots > 0 && selection === 'ss-qe';
   const stagesOn = p.questionTransitional === true;
   const transitionalOn = stagesOn && p.transitional === true;
   const useContent = transitionalOn && p.contentPipe === true;
@@ -44,11 +62,9 @@ export function ucsSqlGraph(variant: VariantSpec): StageNode[] {
     );
   }
   if (shots > 0) {
-    const inputs: Record<string, string> = ssQe
-      ? { content: 'ucs-sql.content', structure: 'ucs-sql.structure', trainContent: 'ucs-sql.train-content[*]', trainStructure: 'ucs-sql.train-structure[*]' }
-      : {};
+    if (selection === 'dail') nodes.push({ ...zeroShotGenerateNode });
     nodes.push(
-      { stage: 'ucs-sql.shot-candidates', role: 'retrieval', version: 1, reads: ssQe ? ['shots', 'shotSelection', 'theta1', 'theta2'] : ['shots', 'shotSelection'], inputs },
+      candidatesNode(selection),
       { stage: 'ucs-sql.select-shots', role: 'llm', version: 1, reads: LLM_READS, inputs: { candidates: 'ucs-sql.shot-candidates' }, template: templates.selectShots },
     );
   }

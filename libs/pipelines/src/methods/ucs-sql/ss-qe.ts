@@ -32,7 +32,10 @@ export function ssQeCandidates(target: Omit<StructureProfile, 'id'>, training: r
   return { ids: ranked.slice(0, want).map((r) => r.id), relaxed: true };
 }
 
-/** Training item ids in dataset order (`train-2` before `train-10`). */
+/** Compares item ids in dataset order (`train-2` before `train-10`). */
+export const compareItemIds = (a: string, b: string): number => a.localeCompare(b, 'en', { numeric: true });
+
+/** Training item ids in dataset order. */
 export function datasetOrder(ids: Iterable<string>): string[] {
-  return [...ids].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  return [...ids].sort(compareItemIds);
 }

@@ -1,13 +1,15 @@
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { parseGeneratedSql } from '../zero-shot';
 import { parseSqlAnswer } from '../../parse-sql';
-import { linkingMetricEntries, linkingMetrics, sqlSkeleton, touchedSchema } from '../../sql';
+import { linkingMetricEntries, linkingMetrics, touchedSchema } from '../../sql';
 import type { GeneratedSql } from '../../stages/common';
 import { trainInputs, type ComputeStage, type EstimateContext, type LlmCall, type LlmStage, type StageContext } from '../../stage-context';
 import { loadTemplate, renderTemplate, type PromptTemplate } from '../../template';
 import { biFilter, namesInQuestion, resolveIdentifier, termMatches } from './linking';
 import { parseChosenIds, parseFunctions, parseQuestionTerms, parseStringList, SQL_FUNCTIONS } from './parse';
 import { countColumns, renderSchemaLines, subSchema, type ColumnId } from './schema-view';
+import { selectDailShots, type DailShots } from './dail-shots';
+import { underscoreSkeleton } from './sql-skeleton';
 import { datasetOrder, ssQeCandidates, type StructureProfile } from './ss-qe';
 
 export const templates = {
@@ -35,7 +37,15 @@ export interface ContentOutput {
 }
 export interface StructureOutput { functions: string[]; unknown: string[]; parseError?: string }
 export interface Example { id: string; question: string; evidence: string | null; sql: string }
-export interface CandidatesOutput { selection: 'ss-qe' | 'fixed'; k: number; examples: Example[]; relaxed: boolean; metrics: Record<string, number> }
+export interface CandidatesOutput {
+  selection: 'ss-qe' | 'fixed' | 'dail';
+  k: number;
+  examples: Example[];
+  relaxed: boolean;
+  /** DAIL only: the draft, the masked target question and the similarities of the chosen examples. */
+  dail?: DailShots;
+  metrics: Record<string, number>;
+}
 export interface ShotsOutput { examples: Example[]; chosenBy: 'llm' | 'all-candidates' | 'fallback'; parseError?: string }
 export interface SkeletonOutput { skeleton: string | null; parseError?: string }
 
@@ -70,9 +80,6 @@ function renderExamples(examples: readonly Example[], answer: (e: Example) => st
   const blocks = examples.map((e) => `${e.evidence ? `Evidence: ${e.evidence}\n` : ''}Question: ${e.question}\n${answer(e)}`);
   return `### Examples\n${blocks.join('\n\n')}\n\n### Your task\n`;
 }
-
-/** The RB-SQL skeleton with every mask written `_`, the form the skeleton prompt asks for. */
-export const underscoreSkeleton = (sql: string): string => sqlSkeleton(sql).replace(/\[(?:table_name|column_name|value)\]/g, '_');
 
 // ---- pre-selection -------------------------------------------------------------------------------------------
 
@@ -177,9 +184,21 @@ function profileOf(content: ContentOutput | undefined, structure: StructureOutpu
   return { functions, complexity: (content?.identifiers.length ?? 0) + functions.length };
 }
 
+/** Metrics of a DAIL choice: how many chosen met τ, and the mean similarities of the chosen. */
+function dailMetrics(d: DailShots): Record<string, number> {
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  return {
+    'shots.queryMatched': d.choices.filter((c) => c.queryMatched).length,
+    'shots.meanQuestionSimilarity': mean(d.choices.map((c) => c.questionSimilarity)),
+    'shots.meanQuerySimilarity': mean(d.choices.map((c) => c.querySimilarity)),
+    'shots.draftParsed': d.draftSql === null ? 0 : 1,
+  };
+}
+
 /**
  * Candidate shots (compute): SS-QE's structural filter over the memoized training profiles (Algorithm 1 lines 4-13,
- * up to 2k), or the first k training questions for the fixed-shot baseline.
+ * up to 2k), the first k training questions for the fixed-shot baseline, or DAIL's k (Table 5) from the zero-shot
+ * draft and the masked questions.
  */
 export const shotCandidatesStage: ComputeStage = {
   kind: 'compute',
@@ -190,8 +209,13 @@ export const shotCandidatesStage: ComputeStage = {
     const byId = new Map(train.map((t) => [t.itemId, t]));
     let ids: string[];
     let relaxed = false;
+    let dail: DailShots | undefined;
     if (selection === 'fixed') {
       ids = train.slice(0, k).map((t) => t.itemId);
+    } else if (selection === 'dail') {
+      const draftSql = input<GeneratedSql>(ctx, 'draft')?.sql ?? null;
+      dail = await selectDailShots(ctx, train, draftSql, { k, threshold: Number(ctx.params.dailThreshold) });
+      ids = dail.choices.map((c) => c.id);
     } else {
       const contents = trainInputs<ContentOutput>(ctx, 'trainContent');
       const structures = trainInputs<StructureOutput>(ctx, 'trainStructure');
@@ -206,7 +230,8 @@ export const shotCandidatesStage: ComputeStage = {
       if (!t) throw new Error(`ucs-sql shot candidates: training item ${id} is not in the dataset's train split`);
       return { id, question: t.question, evidence: t.evidence, sql: t.goldSql };
     });
-    const output: CandidatesOutput = { selection, k, examples, relaxed, metrics: { 'shots.candidates': examples.length, 'shots.relaxed': relaxed ? 1 : 0 } };
+    const metrics = { 'shots.candidates': examples.length, 'shots.relaxed': relaxed ? 1 : 0, ...(dail ? dailMetrics(dail) : {}) };
+    const output: CandidatesOutput = { selection, k, examples, relaxed, ...(dail ? { dail } : {}), metrics };
     return { output };
   },
 };

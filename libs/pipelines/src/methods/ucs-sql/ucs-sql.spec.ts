@@ -1,22 +1,30 @@
 import { join } from 'node:path';
 import { expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
-import { loadDataset, type DatabaseSchema } from '@sqlsweep/datasets';
+import { loadDataset, type Dataset, type DatabaseSchema } from '@sqlsweep/datasets';
 import type { LlmResponse } from '@sqlsweep/llm';
+import { ensureBundledEncoderForTests, openEncoder, type Encoder } from '@sqlsweep/retrieval';
+import { pipelines, stageImplementations } from '../../registry';
+import { questionSkeleton } from '../../similarity';
 import { keyItemStages } from '../../stage-keys';
-import type { LlmStage, StageContext, StageItem } from '../../stage-context';
+import type { ComputeStage, LlmStage, StageContext, StageItem } from '../../stage-context';
+import { zeroShotPipeline } from '../zero-shot';
+import { dailSelection, multisetJaccard } from './dail';
 import { ucsSqlMethod, ucsSqlPipeline } from './index';
 import { biFilter, resolveIdentifier } from './linking';
 import { normalizeFunction, parseChosenIds, parseFunctions, parseQuestionTerms, parseStringList } from './parse';
+import { dailSkeletonTokens } from './sql-skeleton';
 import { ssQeCandidates } from './ss-qe';
 import type { CandidatesOutput, ContentOutput, Example, PreselectOutput, ShotsOutput, StructureOutput, TermsOutput } from './stages';
 
 const repoRoot = join(__dirname, '..', '..', '..', '..', '..');
 
-function variants(grid: string) {
-  const config = parseSweepConfig(`name: t\ndataset: minibench\nmodels: [sim-strong]\npipelines:\n  - pipeline: ucs-sql\n    grid: ${grid}\n`, 'test.yaml');
+function variants(grid: string, pipeline = 'ucs-sql') {
+  const config = parseSweepConfig(`name: t\ndataset: minibench\nmodels: [sim-strong]\npipelines:\n  - pipeline: ${pipeline}\n    grid: ${grid}\n`, 'test.yaml');
   return expandVariants(config);
 }
 const stagesOf = (grid: string) => ucsSqlPipeline.graph(variants(grid)[0]).map((n) => `${n.stage}(${Object.keys(n.inputs).join(',')})`);
+const nodeOf = (grid: string, stage: string) => ucsSqlPipeline.graph(variants(grid)[0]).find((n) => n.stage === stage);
+const toStageItem = (i: Dataset['items'][number]): StageItem => ({ itemId: i.id, dbId: i.dbId, question: i.question, evidence: i.evidence ?? null, goldSql: i.goldSql });
 
 describe('ucs-sql graph', () => {
   it('runs every stage with SS-QE 5-shot by default, the two pipes both reading the question stage', () => {
@@ -48,6 +56,51 @@ describe('ucs-sql graph', () => {
   it('keeps SS-QE information extraction of the target even when an ablation hides it from the SQL stage', () => {
     expect(stagesOf('{ questionTransitional: [false], preselect: [false], shots: [2] }')).toContain('ucs-sql.shot-candidates(content,structure,trainContent,trainStructure)');
     expect(stagesOf('{ questionTransitional: [false], preselect: [false], shots: [2] }')).toContain('ucs-sql.generate(shots,skeleton)');
+  });
+
+  it('drafts with the zero-shot baseline\'s own node for DAIL selection, with no training-set precomputation', () => {
+    expect(stagesOf('{ shotSelection: [dail] }')).toEqual([
+      'gold()', 'ucs-sql.preselect()', 'ucs-sql.question()', 'ucs-sql.content(terms,preselect)', 'ucs-sql.structure(terms)',
+      'zero-shot.generate()', 'ucs-sql.shot-candidates(draft)', 'ucs-sql.select-shots(candidates)',
+      'ucs-sql.skeleton(structure,shots)', 'ucs-sql.generate(preselect,content,structure,shots,skeleton)', 'evaluate(gold,prediction)',
+    ]);
+    expect(nodeOf('{ shotSelection: [dail] }', 'ucs-sql.shot-candidates')).toMatchObject({ reads: ['shots', 'shotSelection', 'dailThreshold'], inputs: { draft: 'zero-shot.generate' } });
+    expect(nodeOf('{ shotSelection: [dail] }', 'zero-shot.generate')).toEqual(zeroShotPipeline.graph(variants('{}', 'zero-shot')[0])[1]);
+    expect(stagesOf('{ shots: [0], shotSelection: [dail] }')).not.toContain('zero-shot.generate()');
+  });
+
+  it('keeps what the SS-QE and fixed candidates read, and nothing else reads τ', () => {
+    expect(nodeOf('{}', 'ucs-sql.shot-candidates')!.reads).toEqual(['shots', 'shotSelection', 'theta1', 'theta2']);
+    expect(nodeOf('{ shots: [2], shotSelection: [fixed] }', 'ucs-sql.shot-candidates')!.reads).toEqual(['shots', 'shotSelection']);
+    for (const grid of ['{}', '{ shots: [2], shotSelection: [fixed] }', '{ shots: [0], shotSelection: [dail] }', '{ sqlStage: [false], shotSelection: [dail] }']) {
+      const readers = ucsSqlPipeline.graph(variants(grid)[0]).filter((n) => n.reads.includes('dailThreshold')).map((n) => n.stage);
+      expect({ grid, readers }).toEqual({ grid, readers: grid.includes('dail') && !grid.includes('shots: [0]') ? ['ucs-sql.shot-candidates'] : [] });
+    }
+  });
+
+  it('shares the DAIL draft with a zero-shot variant at the same settings, and τ changes only DAIL\'s candidates and what follows', () => {
+    const ctx = { datasetVersion: 'd', itemId: 'dev-1', trainItemIds: ['train-1', 'train-2'] };
+    const keys = (v: ReturnType<typeof variants>[number]) => new Map(keyItemStages(pipelines[v.pipeline], v, ctx).map((k) => [`${k.stage}@${k.itemId}`, k.key]));
+    const zeroShot = keys(variants('{ temperature: [0.1] }', 'zero-shot')[0]);
+    const [tau8, tau9] = variants('{ shotSelection: [dail], dailThreshold: [0.8, 0.9] }').map(keys);
+    const ssQe = keys(variants('{}')[0]);
+    expect(tau9.get('zero-shot.generate@dev-1')).toBe(zeroShot.get('zero-shot.generate@dev-1'));
+    expect(tau8.get('zero-shot.generate@dev-1')).toBe(zeroShot.get('zero-shot.generate@dev-1'));
+    expect(keys(variants('{ shotSelection: [dail], temperature: [0.5] }')[0]).get('zero-shot.generate@dev-1')).not.toBe(zeroShot.get('zero-shot.generate@dev-1'));
+    for (const stage of ['ucs-sql.shot-candidates', 'ucs-sql.select-shots', 'ucs-sql.generate']) expect(tau8.get(`${stage}@dev-1`)).not.toBe(tau9.get(`${stage}@dev-1`));
+    for (const stage of ['ucs-sql.preselect', 'ucs-sql.question', 'ucs-sql.content', 'ucs-sql.structure']) expect(tau9.get(`${stage}@dev-1`)).toBe(ssQe.get(`${stage}@dev-1`));
+    // τ is not read outside DAIL: SS-QE and fixed variants that differ only in it share every stage.
+    for (const grid of ['{ dailThreshold: [0.5, 0.9] }', '{ shots: [2], shotSelection: [fixed], dailThreshold: [0.5, 0.9] }']) {
+      const [a, b] = variants(grid).map(keys);
+      expect([...a]).toEqual([...b]);
+    }
+  });
+
+  it('can estimate every LLM call of a DAIL variant before the run', () => {
+    for (const node of ucsSqlPipeline.graph(variants('{ shotSelection: [dail] }')[0]).filter((n) => n.role === 'llm')) {
+      const impl = stageImplementations[node.stage]!;
+      expect({ stage: node.stage, estimable: impl.kind === 'llm' && impl.estimate !== undefined }).toEqual({ stage: node.stage, estimable: true });
+    }
   });
 
   it('shares the training-set precomputation between variants, and the target stages between k and θ settings', () => {
@@ -110,6 +163,59 @@ describe('ucs-sql SS-QE filter (Algorithm 1)', () => {
   });
 });
 
+describe('ucs-sql DAIL selection (ranking)', () => {
+  const c = (id: string, questionSimilarity: number, querySimilarity: number) => ({ id, questionSimilarity, querySimilarity });
+  const pool = [c('train-1', 0.9, 0.2), c('train-2', 0.8, 0.95), c('train-3', 0.7, 0.5), c('train-4', 0.6, 1), c('train-5', 0.5, 0.1)];
+  const ids = (xs: ReadonlyArray<{ id: string }>) => xs.map((x) => x.id);
+
+  it('puts the question-ranked candidates whose query similarity meets τ first, then fills up in question order', () => {
+    const chosen = dailSelection(pool, { k: 3, threshold: 0.9 });
+    expect(ids(chosen)).toEqual(['train-2', 'train-4', 'train-1']);
+    expect(chosen.map((x) => x.queryMatched)).toEqual([true, true, false]);
+    expect(ids(dailSelection(pool, { k: 1, threshold: 0.9 }))).toEqual(['train-2']);
+    expect(ids(dailSelection(pool, { k: 3, threshold: 0.96 }))).toEqual(['train-4', 'train-1', 'train-2']);
+    expect(ids(dailSelection(pool, { k: 3, threshold: 0.5 }))).toEqual(['train-2', 'train-3', 'train-4']);
+  });
+
+  it('ranks whatever the input order, equal question similarities in dataset order', () => {
+    const tied = [c('train-10', 0.5, 0), c('train-9', 0.5, 0), c('train-2', 0.7, 0), c('train-11', 0.5, 0.95)];
+    expect(ids(dailSelection(tied, { k: 3, threshold: 0.9 }))).toEqual(['train-11', 'train-2', 'train-9']);
+    expect(ids(dailSelection([...tied].reverse(), { k: 4, threshold: 1 }))).toEqual(['train-2', 'train-9', 'train-10', 'train-11']);
+  });
+
+  it('gives the whole pool, matched first, when k exceeds it, and nothing for k = 0', () => {
+    expect(ids(dailSelection(pool, { k: 10, threshold: 0.9 }))).toEqual(['train-2', 'train-4', 'train-1', 'train-3', 'train-5']);
+    expect(dailSelection(pool, { k: 0, threshold: 0.9 })).toEqual([]);
+    expect(dailSelection([], { k: 5, threshold: 0.9 })).toEqual([]);
+  });
+
+  it('without a draft (query similarity 0) ranks by question similarity alone', () => {
+    const noDraft = pool.map((x) => ({ ...x, querySimilarity: 0 }));
+    const chosen = dailSelection(noDraft, { k: 3, threshold: 0.9 });
+    expect(ids(chosen)).toEqual(['train-1', 'train-2', 'train-3']);
+    expect(chosen.every((x) => !x.queryMatched)).toBe(true);
+  });
+
+  it('measures query similarity as a Jaccard of token bags, not sets', () => {
+    const count = dailSkeletonTokens('SELECT COUNT(*) FROM t WHERE a = 1');
+    const overSubquery = dailSkeletonTokens('SELECT COUNT(*) FROM (SELECT a FROM t WHERE b = 2)');
+    expect(new Set(count)).toEqual(new Set(overSubquery));
+    expect(multisetJaccard(count, overSubquery)).toBeCloseTo(9 / 14, 10);
+    expect(multisetJaccard(count, count)).toBe(1);
+    expect(multisetJaccard(['SELECT', '_'], ['FROM'])).toBe(0);
+    expect(multisetJaccard([], [])).toBe(0);
+  });
+
+  it('compares DAIL\'s coarse query skeleton: joins, aliases, lists and simple conditions collapse', () => {
+    const skeleton = (sql: string) => dailSkeletonTokens(sql).join(' ');
+    expect(skeleton("SELECT T2.flight_number FROM flights AS T1 INNER JOIN routes AS T2 ON T1.route_id = T2.route_id WHERE T1.flight_date LIKE '2024-01%' GROUP BY T2.route_id ORDER BY AVG(T1.arrival_delay_min) DESC LIMIT 1"))
+      .toBe('SELECT _ FROM _ WHERE _ LIKE _ GROUP BY _ ORDER BY _ ( _ ) DESC LIMIT _');
+    expect(skeleton("SELECT name, age FROM singer WHERE country = 'France' AND age > 20")).toBe('SELECT _ FROM _ WHERE _');
+    expect(skeleton('SELECT a FROM t JOIN u ON t.id = u.id AND t.k = u.k JOIN v ON u.x = v.x')).toBe('SELECT _ FROM _');
+    expect(skeleton('SELECT a FROM t WHERE b IN (SELECT c FROM u WHERE d >= 3) ORDER BY a')).toBe('SELECT _ FROM _ WHERE _ IN ( SELECT _ FROM _ WHERE _ ) ORDER BY _');
+  });
+});
+
 describe('ucs-sql stages on minibench dev-15', () => {
   let schema: DatabaseSchema;
   let item: StageItem;
@@ -123,7 +229,7 @@ describe('ucs-sql stages on minibench dev-15', () => {
   });
 
   const ctx = (inputs: Record<string, unknown>) => ({ item, schema, params, inputs }) as unknown as StageContext;
-  const llm = (name: string) => ucsSqlMethod.stages[name] as LlmStage;
+  const llm = (name: string) => (ucsSqlMethod.stages[name] ?? stageImplementations[name]) as LlmStage;
   const response = (output: string) => ({ output }) as LlmResponse;
 
   const preselect: PreselectOutput = { tables: ['flights', 'routes'], pruned: true, metrics: {} };
@@ -157,6 +263,7 @@ describe('ucs-sql stages on minibench dev-15', () => {
     ['ucs-sql.content', () => ({ terms, preselect })],
     ['ucs-sql.structure', () => ({ terms })],
     ['ucs-sql.select-shots', () => ({ candidates })],
+    ['zero-shot.generate', () => ({})],
     ['ucs-sql.skeleton', () => ({ structure, shots })],
     ['ucs-sql.generate', () => ({ preselect, content, structure, shots, skeleton: { skeleton: 'SELECT _ FROM _ AS _ INNER JOIN _ AS _ ON _ = _ WHERE _ LIKE _ GROUP BY _ ORDER BY AVG(_) DESC LIMIT _' } })],
   ])('renders %s', (stage, inputs) => {
@@ -185,6 +292,7 @@ describe('ucs-sql stages on minibench dev-15', () => {
     expect(llm('ucs-sql.preselect').skip!(withThreshold(columns - 1))).toBeUndefined();
     expect(llm('ucs-sql.select-shots').skip!(ctx({ candidates }))).toBeUndefined();
     expect(llm('ucs-sql.select-shots').skip!(ctx({ candidates: { ...candidates, selection: 'fixed' } }))?.output).toEqual({ examples: [shot], chosenBy: 'all-candidates' });
+    expect(llm('ucs-sql.select-shots').skip!(ctx({ candidates: { ...candidates, selection: 'dail' } }))?.output).toEqual({ examples: [shot], chosenBy: 'all-candidates' });
   });
 
   it('parses the shot choice, falling back to the first k candidates', () => {
@@ -200,17 +308,134 @@ describe('ucs-sql stages on minibench dev-15', () => {
   });
 });
 
+describe('ucs-sql DAIL candidates on minibench (masked questions, pooled embeddings, draft skeleton)', () => {
+  let dataset: Dataset;
+  let encoder: Encoder;
+  let item: StageItem;
+  let schema: DatabaseSchema;
+  let schemaCalls: string[];
+  const candidatesStage = ucsSqlMethod.stages['ucs-sql.shot-candidates'] as ComputeStage;
+
+  beforeAll(async () => {
+    dataset = await loadDataset({ format: 'minibench', path: join(repoRoot, 'data/minibench/dist') });
+    item = toStageItem(dataset.items.find((i) => i.id === 'dev-15')!);
+    schema = dataset.databases.find((d) => d.dbId === item.dbId)!;
+    encoder = await openEncoder({ modelDir: ensureBundledEncoderForTests(), intraOpNumThreads: 1 });
+  });
+  afterAll(async () => {
+    await encoder?.close();
+  });
+
+  const train = () => dataset.items.filter((i) => i.split === 'train').map(toStageItem);
+  async function candidates(inputs: Record<string, unknown>, params: Record<string, number> = {}, target = { item, schema }, datasetVersion = 'minibench-spec'): Promise<CandidatesOutput> {
+    schemaCalls = [];
+    const services = {
+      retrieval: { encoder: async () => encoder, index: async () => { throw new Error('DAIL uses the pooled index'); } },
+      dataset: {
+        trainItems: async () => train(),
+        schema: async (dbId: string) => {
+          schemaCalls.push(dbId);
+          return dataset.databases.find((d) => d.dbId === dbId)!;
+        },
+      },
+    };
+    const ctx = { ...target, inputs, datasetVersion, params: { shots: 5, shotSelection: 'dail', dailThreshold: 0.9, ...params }, services } as unknown as StageContext;
+    return (await candidatesStage.run(ctx)).output as CandidatesOutput;
+  }
+
+  it('puts training SQL as close to the draft as τ first, then the nearest masked questions, and says so in metrics', async () => {
+    const out = await candidates({ draft: { sql: item.goldSql } });
+    const unguided = await candidates({ draft: { sql: null, parseError: 'no SQL' } });
+    expect(out).toMatchObject({ selection: 'dail', k: 5, relaxed: false });
+    const byId = new Map(train().map((t) => [t.itemId, t]));
+    expect(out.examples).toHaveLength(5);
+    for (const e of out.examples) expect(e).toEqual({ id: e.id, question: byId.get(e.id)!.question, evidence: byId.get(e.id)!.evidence, sql: byId.get(e.id)!.goldSql });
+    const choices = out.dail!.choices;
+    expect(choices.map((x) => x.id)).toEqual(out.examples.map((e) => e.id));
+    const matched = choices.filter((x) => x.queryMatched);
+    expect(matched.length).toBeGreaterThan(0);
+    expect(choices.slice(0, matched.length)).toEqual(matched);
+    for (const x of choices) expect(x.querySimilarity >= 0.9).toBe(x.queryMatched);
+    for (const group of [matched, choices.filter((x) => !x.queryMatched)]) {
+      const sims = group.map((x) => x.questionSimilarity);
+      expect(sims).toEqual([...sims].sort((a, b) => b - a));
+    }
+    // The fill-ups are the best masked-question matches among the training questions not already taken.
+    const fills = choices.filter((x) => !x.queryMatched).map((x) => x.id);
+    expect(unguided.examples.map((e) => e.id).filter((id) => !matched.some((m) => m.id === id)).slice(0, fills.length)).toEqual(fills);
+    expect(out.dail).toMatchObject({ draftSql: item.goldSql, maskedQuestion: questionSkeleton(item.question, schema) });
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(out.metrics).toEqual({
+      'shots.candidates': 5, 'shots.relaxed': 0, 'shots.queryMatched': matched.length, 'shots.draftParsed': 1,
+      'shots.meanQuestionSimilarity': mean(choices.map((x) => x.questionSimilarity)), 'shots.meanQuerySimilarity': mean(choices.map((x) => x.querySimilarity)),
+    });
+  });
+
+  it('ranks by masked-question similarity alone when the draft has no SQL, as with τ = 0', async () => {
+    const unguided = await candidates({ draft: { sql: null, parseError: 'no SQL' } });
+    expect(unguided.metrics).toMatchObject({ 'shots.draftParsed': 0, 'shots.queryMatched': 0, 'shots.meanQuerySimilarity': 0 });
+    expect(unguided.dail!.draftSql).toBeNull();
+    const anyQuery = await candidates({ draft: { sql: item.goldSql } }, { dailThreshold: 0 });
+    expect(anyQuery.examples.map((e) => e.id)).toEqual(unguided.examples.map((e) => e.id));
+    expect(anyQuery.metrics['shots.queryMatched']).toBe(5);
+    const sims = unguided.dail!.choices.map((x) => x.questionSimilarity);
+    expect(sims).toEqual([...sims].sort((a, b) => b - a));
+  });
+
+  it('masks each training question with its own database\'s schema and the target with the target\'s', async () => {
+    const schemaOf = (dbId: string) => dataset.databases.find((d) => d.dbId === dbId)!;
+    // A training question from another database whose masks differ between its own schema and the target's.
+    const asked = train().find((t) => t.dbId !== item.dbId && questionSkeleton(t.question, schemaOf(t.dbId)) !== questionSkeleton(t.question, schema))!;
+    const ownMask = questionSkeleton(asked.question, schemaOf(asked.dbId));
+
+    const sameDb = await candidates({ draft: { sql: null } }, { shots: 3 }, { item: { ...asked, itemId: 'dev-probe' }, schema: schemaOf(asked.dbId) }, 'minibench-spec-fresh-pool');
+    expect(new Set(schemaCalls)).toEqual(new Set(train().map((t) => t.dbId)));
+    expect(sameDb.dail!.maskedQuestion).toBe(ownMask);
+    expect(sameDb.dail!.choices[0]).toMatchObject({ id: asked.itemId, questionSimilarity: 1 });
+
+    const otherDb = await candidates({ draft: { sql: null } }, { shots: 20 }, { item: { ...asked, itemId: 'dev-probe', dbId: item.dbId }, schema });
+    const targetMask = questionSkeleton(asked.question, schema);
+    expect(otherDb.dail!.maskedQuestion).toBe(targetMask);
+    const [a, b] = (await encoder.encodePooled([targetMask, ownMask], 'document')).map((v) => v.map((x) => x / Math.hypot(...v)));
+    const cosine = a!.reduce((sum, x, i) => sum + x * b![i]!, 0);
+    expect(cosine).toBeLessThan(0.9999);
+    expect(otherDb.dail!.choices.find((x) => x.id === asked.itemId)!.questionSimilarity).toBeCloseTo(cosine, 5);
+  });
+
+  it('leaves the target out of its own pool and gives at most the training split when k exceeds it', async () => {
+    const asked = train()[0]!;
+    const target = { item: asked, schema: dataset.databases.find((d) => d.dbId === asked.dbId)! };
+    const out = await candidates({ draft: { sql: asked.goldSql } }, { shots: 20 }, target);
+    expect(out.examples).toHaveLength(20);
+    expect(out.examples.map((e) => e.id)).not.toContain(asked.itemId);
+  });
+});
+
 describe('ucs-sql sweep configs', () => {
   it('every configs/sweeps/ucs-sql-*.yaml validates and expands to distinct variants', () => {
     const { readdirSync, readFileSync } = jest.requireActual<typeof import('node:fs')>('node:fs');
     const dir = join(repoRoot, 'configs', 'sweeps');
     const files = readdirSync(dir).filter((f) => f.startsWith('ucs-sql-') && f.endsWith('.yaml'));
-    expect(files).toContain('ucs-sql-table3.yaml');
+    expect(files).toEqual(expect.arrayContaining(['ucs-sql-table3.yaml', 'ucs-sql-table5.yaml']));
     for (const f of files) {
       const config = parseSweepConfig(readFileSync(join(dir, f), 'utf8'), f);
       const vs = expandVariants(config);
       expect(new Set(vs.map((v) => v.key)).size).toBe(vs.length);
       for (const v of vs) expect(() => ucsSqlPipeline.graph(v)).not.toThrow();
     }
+  });
+});
+
+describe('configs/sweeps/ucs-sql-table5.yaml', () => {
+  it('compares DAIL and SS-QE selection at 5 shots, the full method otherwise', () => {
+    const { readFileSync } = jest.requireActual<typeof import('node:fs')>('node:fs');
+    const vs = expandVariants(parseSweepConfig(readFileSync(join(repoRoot, 'configs', 'sweeps', 'ucs-sql-table5.yaml'), 'utf8'), 'ucs-sql-table5.yaml'));
+    expect(vs.map((v) => [v.label, v.params.shotSelection, v.params.shots, v.params.dailThreshold])).toEqual([
+      ['ucs-sql-dail-5-shot sim-strong', 'dail', 5, 0.9],
+      ['ucs-sql-ss-qe-5-shot sim-strong', 'ss-qe', 5, 0.9],
+    ]);
+    const { shotSelection: _a, ...dailRest } = vs[0]!.params;
+    const { shotSelection: _b, ...ssQeRest } = vs[1]!.params;
+    expect(dailRest).toEqual(ssQeRest);
   });
 });
