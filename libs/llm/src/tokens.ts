@@ -3,21 +3,68 @@ import type { ChatMessage } from './types';
 
 type EncodingName = 'o200k_base' | 'cl100k_base';
 
-const encoders = new Map<EncodingName, Tiktoken>();
+type Ranks = ConstructorParameters<typeof Tiktoken>[0];
 
-function encoder(name: EncodingName): Tiktoken {
-  let enc = encoders.get(name);
-  if (!enc) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const ranks = require(`js-tiktoken/ranks/${name}`) as { default?: ConstructorParameters<typeof Tiktoken>[0] };
-    enc = new Tiktoken((ranks.default ?? ranks) as ConstructorParameters<typeof Tiktoken>[0]);
-    encoders.set(name, enc);
+/**
+ * Counts tokens as tiktoken does (special tokens first, then the encoding's pre-tokenizer pattern, then BPE within
+ * each piece), remembering each piece's count. Prompts repeat the same schema words thousands of times, and BPE on
+ * them dominated planning a sweep's estimate and every LLM call's rate-budget reservation.
+ */
+class TokenCounter {
+  private readonly pieceCounts = new Map<string, number>();
+  private readonly pattern: RegExp;
+  private readonly special: RegExp;
+
+  constructor(private readonly encoder: Tiktoken, ranks: Ranks) {
+    this.pattern = new RegExp(ranks.pat_str, 'gu');
+    this.special = new RegExp(Object.keys(ranks.special_tokens).map((t) => t.replace(/[|\\{}()[\]^$+*?.]/g, '\\$&')).join('|'), 'g');
   }
-  return enc;
+
+  count(text: string): number {
+    let total = 0;
+    let start = 0;
+    for (const special of text.matchAll(this.special)) {
+      total += this.countOrdinary(text.slice(start, special.index)) + 1;
+      start = special.index + special[0].length;
+    }
+    return total + this.countOrdinary(text.slice(start));
+  }
+
+  private countOrdinary(text: string): number {
+    let total = 0;
+    for (const [piece] of text.matchAll(this.pattern)) {
+      let n = this.pieceCounts.get(piece);
+      if (n === undefined) {
+        n = this.encoder.encode(piece, 'all').length;
+        if (this.pieceCounts.size >= 200_000) this.pieceCounts.clear();
+        this.pieceCounts.set(piece, n);
+      }
+      total += n;
+    }
+    return total;
+  }
+}
+
+const counters = new Map<EncodingName, TokenCounter>();
+
+export function loadRanks(name: EncodingName): Ranks {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const module = require(`js-tiktoken/ranks/${name}`) as { default?: Ranks };
+  return (module.default ?? module) as Ranks;
+}
+
+function counter(name: EncodingName): TokenCounter {
+  let c = counters.get(name);
+  if (!c) {
+    const ranks = loadRanks(name);
+    c = new TokenCounter(new Tiktoken(ranks), ranks);
+    counters.set(name, c);
+  }
+  return c;
 }
 
 export function countTokens(text: string, encoding: EncodingName = 'o200k_base'): number {
-  return encoder(encoding).encode(text, 'all').length;
+  return counter(encoding).count(text);
 }
 
 /** Chat-format overhead per message and per reply, as OpenAI documents it for its chat models. */

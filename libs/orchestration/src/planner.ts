@@ -3,7 +3,7 @@ import { contentHash, expandVariants, SweepConfigError, type SweepConfig, type V
 import type { DatasetRepository, DatasetVersion, PlannedStage, RunRepository, StageRepository, StoredItem } from '@sqlsweep/db';
 import { isLlmError } from '@sqlsweep/llm';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
-import { keyItemStages, pipelines, stageImplementations, type LlmCall } from '@sqlsweep/pipelines';
+import { pipelines, stageImplementations, VariantKeyer, type KeyedStage, type LlmCall } from '@sqlsweep/pipelines';
 
 export interface CostEstimate { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }
 export interface StageKindPlan extends CostEstimate { stage: string; role: string; needed: number; reused: number }
@@ -59,20 +59,17 @@ export class Planner {
     const trainItems = await this.deps.datasets.listItems(version.id, { split: 'train' });
     const trainItemIds = trainItems.map((i) => i.itemId);
     const stages: PlannedStage[] = [];
-    const placed = new Set<string>(); // train-items stages appear in every item's graph: plan each instance once
     const kindOf = new Map<string, { stage: string; role: string; keys: Set<string> }>();
+    const place = (variantId: string, s: KeyedStage) => {
+      stages.push({ variantId, itemId: s.itemId, stage: s.stage, stageKey: s.key, role: s.role, params: s.params, inputs: s.inputs, isFinal: s.final });
+      const kind = kindOf.get(s.stage) ?? { stage: s.stage, role: s.role, keys: new Set<string>() };
+      kind.keys.add(s.key);
+      kindOf.set(s.stage, kind);
+    };
     for (const variant of variants) {
-      for (const item of items) {
-        for (const s of keyItemStages(pipelines[variant.pipeline], variant, { datasetVersion: version.contentHash, itemId: item.itemId, cacheNamespace: config.cacheNamespace, trainItemIds })) {
-          const instance = `${variant.id}/${s.itemId}/${s.stage}`;
-          if (placed.has(instance)) continue;
-          placed.add(instance);
-          stages.push({ variantId: variant.id, itemId: s.itemId, stage: s.stage, stageKey: s.key, role: s.role, params: s.params, inputs: s.inputs, isFinal: s.final });
-          const kind = kindOf.get(s.stage) ?? { stage: s.stage, role: s.role, keys: new Set<string>() };
-          kind.keys.add(s.key);
-          kindOf.set(s.stage, kind);
-        }
-      }
+      const keyer = new VariantKeyer(pipelines[variant.pipeline], variant, { datasetVersion: version.contentHash, cacheNamespace: config.cacheNamespace, trainItemIds });
+      for (const s of keyer.trainItemStages()) place(variant.id, s);
+      for (const item of items) for (const s of keyer.itemStages(item.itemId)) place(variant.id, s);
     }
     const allKeys = [...new Set(stages.map((s) => s.stageKey))];
     const stored = await this.deps.stages.existingKeys(allKeys);

@@ -13,31 +13,66 @@ export interface KeyedStage {
   final: boolean;
 }
 
-/**
- * Keys every stage of one (variant, item) by content: stage name and version, template hash, the parameters it
- * reads, the keys of its inputs, the dataset version and the item. Equal keys mean equal outputs, so any two
- * variants, sweeps or nights that share a stage share its result.
- */
-export function keyItemStages(
-  pipeline: PipelineDefinition,
-  variant: VariantSpec,
-  ctx: { datasetVersion: string; itemId: string; cacheNamespace?: string; trainItemIds?: readonly string[] },
-): KeyedStage[] {
-  const scalars = variantScalars(variant, ctx.cacheNamespace);
-  const itemKeys = new Map<string, string>();
-  const trainKeys = new Map<string, Map<string, string>>(); // stage -> train item id -> key
-  const out: KeyedStage[] = [];
+export interface KeyingContext { datasetVersion: string; cacheNamespace?: string; trainItemIds?: readonly string[] }
 
-  const keyOne = (node: StageNode, itemId: string, own: Map<string, string>): KeyedStage => {
+/**
+ * Keys the stages of one variant by content: stage name and version, template hash, the parameters it reads, the
+ * keys of its inputs, the dataset version and the item. Equal keys mean equal outputs, so any two variants, sweeps
+ * or nights that share a stage share its result. The graph and its train-items stages (the same for every
+ * evaluated item) are keyed once, when the keyer is made.
+ */
+export class VariantKeyer {
+  private readonly graph: StageNode[];
+  private readonly scalars: Record<string, string | number | boolean>;
+  /** Train-items stages: node -> its instances; and stage -> train item id -> key, for `stage[*]` inputs. */
+  private readonly trainStages = new Map<StageNode, KeyedStage[]>();
+  private readonly trainKeys = new Map<string, Map<string, string>>();
+
+  constructor(pipeline: PipelineDefinition, variant: VariantSpec, private readonly ctx: KeyingContext) {
+    this.graph = pipeline.graph(variant);
+    this.scalars = variantScalars(variant, ctx.cacheNamespace);
+    for (const node of this.graph) {
+      if (node.scope !== 'train-items') continue;
+      const perItem = new Map<string, string>();
+      const instances = (ctx.trainItemIds ?? []).map((trainId) => {
+        const own = new Map([...this.trainKeys].flatMap(([stage, m]) => (m.has(trainId) ? [[stage, m.get(trainId)!] as const] : [])));
+        const keyed = this.keyOne(node, trainId, own);
+        perItem.set(trainId, keyed.key);
+        return keyed;
+      });
+      this.trainStages.set(node, instances);
+      this.trainKeys.set(node.stage, perItem);
+    }
+  }
+
+  /** The train-items stage instances: one per (train-items stage, training item), shared by every evaluated item. */
+  trainItemStages(): KeyedStage[] {
+    return [...this.trainStages.values()].flat();
+  }
+
+  /** The stages of one evaluated item's graph, in graph order, train-items instances left out. */
+  itemStages(itemId: string): KeyedStage[] {
+    const itemKeys = new Map<string, string>();
+    const out: KeyedStage[] = [];
+    for (const node of this.graph) {
+      if (node.scope === 'train-items') continue;
+      const keyed = this.keyOne(node, itemId, itemKeys);
+      itemKeys.set(node.stage, keyed.key);
+      out.push(keyed);
+    }
+    return out;
+  }
+
+  private keyOne(node: StageNode, itemId: string, own: Map<string, string>): KeyedStage {
     const params = Object.fromEntries(node.reads.map((name) => {
-      if (!(name in scalars)) throw new Error(`stage ${node.stage} reads unknown parameter "${name}"`);
-      return [name, scalars[name]];
+      if (!(name in this.scalars)) throw new Error(`stage ${node.stage} reads unknown parameter "${name}"`);
+      return [name, this.scalars[name]];
     }));
     const inputs: Record<string, string> = {};
     for (const [as, ref] of Object.entries(node.inputs)) {
       const all = /^(.+)\[\*\]$/.exec(ref);
       if (all) {
-        const perItem = trainKeys.get(all[1]);
+        const perItem = this.trainKeys.get(all[1]);
         if (!perItem) throw new Error(`stage ${node.stage} reads ${ref}, but ${all[1]} is not an earlier train-items stage`);
         for (const [trainId, key] of perItem) inputs[`${as}/${trainId}`] = key;
       } else {
@@ -48,26 +83,14 @@ export function keyItemStages(
     }
     const key = contentHash({
       stage: node.stage, version: node.version, template: node.template?.hash ?? null, params, inputs,
-      dataset: ctx.datasetVersion, item: itemId,
+      dataset: this.ctx.datasetVersion, item: itemId,
     });
     return { stage: node.stage, itemId, role: node.role, key, params, inputs, final: node.final ?? false };
-  };
-
-  for (const node of pipeline.graph(variant)) {
-    if (node.scope === 'train-items') {
-      const perItem = new Map<string, string>();
-      for (const trainId of ctx.trainItemIds ?? []) {
-        const own = new Map([...trainKeys].flatMap(([stage, m]) => (m.has(trainId) ? [[stage, m.get(trainId)!] as const] : [])));
-        const keyed = keyOne(node, trainId, own);
-        perItem.set(trainId, keyed.key);
-        out.push(keyed);
-      }
-      trainKeys.set(node.stage, perItem);
-    } else {
-      const keyed = keyOne(node, ctx.itemId, itemKeys);
-      itemKeys.set(node.stage, keyed.key);
-      out.push(keyed);
-    }
   }
-  return out;
+}
+
+/** Every keyed stage one (variant, item) needs, train-items instances included; VariantKeyer keys many items faster. */
+export function keyItemStages(pipeline: PipelineDefinition, variant: VariantSpec, ctx: KeyingContext & { itemId: string }): KeyedStage[] {
+  const keyer = new VariantKeyer(pipeline, variant, ctx);
+  return [...keyer.trainItemStages(), ...keyer.itemStages(ctx.itemId)];
 }
