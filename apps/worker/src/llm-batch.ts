@@ -30,15 +30,15 @@ export class LlmBatchRunner {
     const byRequest = new Map<string, { request: LlmRequest; stages: StageJobPayload[] }>();
     for (const s of p.stages) {
       if (stored.has(s.stageKey)) {
-        await runner.advance(s.stageKey);
+        await runner.advance(s);
         continue;
       }
       const impl = this.llmStage(s);
       const ctx = await runner.context(s, job);
       const skipped = impl.skip?.(ctx);
       if (skipped) {
-        await runner.store(s, skipped, job.id);
-        await runner.advance(s.stageKey);
+        await runner.store(s, skipped);
+        await runner.advance(s);
         continue;
       }
       const request = llmRequestOf(impl, ctx, s);
@@ -82,8 +82,8 @@ export class LlmBatchRunner {
   private async storeAnswer(stages: StageJobPayload[], request: LlmRequest, response: NonNullable<Awaited<ReturnType<LlmClient['ingestBatch']>>[number]['response']>, job: Job): Promise<void> {
     for (const s of stages) {
       const ctx = await this.deps.runner.context(s, job);
-      await this.deps.runner.store(s, llmStageRun(this.llmStage(s), ctx, request, response), job.id);
-      await this.deps.runner.advance(s.stageKey);
+      await this.deps.runner.store(s, llmStageRun(this.llmStage(s), ctx, request, response));
+      await this.deps.runner.advance(s);
     }
   }
 

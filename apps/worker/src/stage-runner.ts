@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import type { StageJobPayload } from '@sqlsweep/contracts';
 import { sha256File, type DatabaseSchema } from '@sqlsweep/datasets';
-import type { DatasetRepository, StageRepository, StoredItem } from '@sqlsweep/db';
+import type { DatasetRepository, StageRepository, StoredItem, StoredStageResult } from '@sqlsweep/db';
+import type { Advancer } from '@sqlsweep/orchestration';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
 import { stageImplementations, type LlmStage, type RetrievalServices, type StageContext, type StageImplementation, type StageRun } from '@sqlsweep/pipelines';
 import type { LlmRequest, LlmResponse } from '@sqlsweep/llm';
@@ -14,6 +15,7 @@ export interface StageRunnerDeps {
   datasets: DatasetRepository;
   stages: StageRepository;
   queue: QueueClient;
+  advancer: Advancer;
   llm: LlmClient;
   sandbox: SandboxPool;
   sqlDeadlineMs: number;
@@ -36,9 +38,23 @@ export class StageRunner {
   constructor(private readonly deps: StageRunnerDeps) {}
 
   async run(p: StageJobPayload, job: Job): Promise<void> {
-    const existing = await this.deps.stages.getResults([p.stageKey]);
-    if (!existing.has(p.stageKey)) await this.compute(p, job);
-    await this.advance(p.stageKey);
+    const clock = new PhaseClock();
+    const stored = await this.deps.stages.getResults([p.stageKey, ...Object.values(p.inputs)]);
+    let inserted = false;
+    if (!stored.has(p.stageKey)) {
+      const impl = this.implementation(p);
+      const ctx = await this.context(p, job, stored);
+      clock.lap('load');
+      const run = await this.work(impl, ctx, p, job);
+      clock.lap('work');
+      inserted = await this.store(p, run);
+      clock.lap('store');
+    } else {
+      clock.lap('load');
+    }
+    await this.advance(p);
+    clock.lap('advance');
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, ms: clock.laps }, 'stage done');
   }
 
   /** After the last attempt: a per-run failure (never memoized), then advance so the items are closed as errors. */
@@ -47,17 +63,14 @@ export class StageRunner {
     await this.deps.queue.enqueue('run.advance', { stageKey: p.stageKey }, { key: `${p.stageKey}-failed` });
   }
 
-  private async compute(p: StageJobPayload, job: Job): Promise<void> {
-    const impl = this.implementation(p);
-    const ctx = await this.context(p, job);
+  private async work(impl: StageImplementation, ctx: StageContext, p: StageJobPayload, job: Job): Promise<StageRun> {
     const started = performance.now();
-    let run: StageRun;
     try {
-      run = impl.kind === 'compute' ? await impl.run(ctx) : (impl.skip?.(ctx) ?? await this.ask(impl, ctx, p));
+      const run = impl.kind === 'compute' ? await impl.run(ctx) : (impl.skip?.(ctx) ?? await this.ask(impl, ctx, p));
+      return { ...run, latencyMs: run.latencyMs ?? performance.now() - started };
     } catch (e) {
       throw await this.translate(e, job);
     }
-    await this.store(p, { ...run, latencyMs: run.latencyMs ?? performance.now() - started }, job.id);
   }
 
   implementation(p: StageJobPayload): StageImplementation {
@@ -67,27 +80,34 @@ export class StageRunner {
   }
 
   /** Stores a stage's output once by key; true when this call wrote it. */
-  async store(p: StageJobPayload, run: StageRun, jobId?: string): Promise<boolean> {
-    const inserted = await this.deps.stages.saveResult({
+  async store(p: StageJobPayload, run: StageRun): Promise<boolean> {
+    return this.deps.stages.saveResult({
       stageKey: p.stageKey, stage: p.stage, output: run.output, simulated: run.simulated ?? false,
       inputTokens: run.usage?.inputTokens, cachedInputTokens: run.usage?.cachedInputTokens, outputTokens: run.usage?.outputTokens,
       costUsd: run.costUsd, latencyMs: run.latencyMs, trace: run.trace,
       runId: p.runId, variantId: p.variantId, machine: this.machine,
     });
-    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId, stage: p.stage, inserted }, 'stage done');
-    return inserted;
   }
 
-  async advance(stageKey: string): Promise<void> {
-    await this.deps.queue.enqueue('run.advance', { stageKey }, { key: stageKey });
+  /**
+   * Moves the runs on past a stored result, here and now: one BullMQ job per stage instead of two. When that fails
+   * (Postgres away), a `run.advance` job does it later, with its own retries, so the stage job itself succeeds.
+   */
+  async advance({ stageKey, final }: Pick<StageJobPayload, 'stageKey' | 'final'>): Promise<void> {
+    try {
+      await this.deps.advancer.onStageStored(stageKey, final);
+    } catch (e) {
+      this.deps.log({ stageKey, err: (e as Error).message }, 'advancing failed: left to a run.advance job');
+      await this.deps.queue.enqueue('run.advance', { stageKey }, { key: stageKey });
+    }
   }
 
-  /** The stage's context: its item, database replica and input outputs, from Postgres. */
-  async context(p: StageJobPayload, job: Job): Promise<StageContext> {
+  /** The stage's context: its item, database replica and input outputs (`stored` when already read), from Postgres. */
+  async context(p: StageJobPayload, job: Job, stored?: Map<string, StoredStageResult>): Promise<StageContext> {
     const item = await this.item(p.datasetVersionId, p.itemId);
     const db = await this.database(p.datasetVersionId, item.dbId);
     const inputKeys = Object.entries(p.inputs);
-    const stored = await this.deps.stages.getResults(inputKeys.map(([, k]) => k));
+    stored ??= await this.deps.stages.getResults(inputKeys.map(([, k]) => k));
     const inputs: Record<string, unknown> = {};
     for (const [name, key] of inputKeys) {
       const r = stored.get(key);
@@ -144,6 +164,18 @@ export class StageRunner {
       const v = await this.deps.datasets.getVersion(versionId);
       return { semantics: v.format === 'spider' ? ('spider' as const) : ('bird' as const), contentHash: v.contentHash, dataset: new WorkerDataset(this.deps.datasets, versionId) };
     });
+  }
+}
+
+/** Wall-clock milliseconds of a job's phases, each measured from the end of the previous one. */
+class PhaseClock {
+  readonly laps: Record<string, number> = {};
+  private last = performance.now();
+
+  lap(phase: string): void {
+    const now = performance.now();
+    this.laps[phase] = (this.laps[phase] ?? 0) + Math.round((now - this.last) * 1000) / 1000;
+    this.last = now;
   }
 }
 

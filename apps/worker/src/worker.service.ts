@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppEnv } from '@sqlsweep/config';
 import type { StageJobPayload } from '@sqlsweep/contracts';
-import { createDb, DatasetRepository, LlmCacheRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { createDb, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { Advancer } from '@sqlsweep/orchestration';
 import { Pool } from 'pg';
 import { LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost, type JobHandlers } from '@sqlsweep/queue';
@@ -53,6 +54,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const runner = new StageRunner({
       retrieval: this.retrieval,
       datasets: new DatasetRepository(this.db), stages: new StageRepository(this.db), queue: this.queue, llm,
+      advancer: new Advancer(new RunRepository(this.db), this.queue),
       sandbox: this.sandbox, sqlDeadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS,
       log: (obj, msg) => this.log.info(obj, msg),
     });

@@ -15,6 +15,8 @@ export const stageJobPayloadSchema = z.object({
   inputs: z.record(z.string(), z.string()),
   runId: z.string().uuid(),
   variantId: z.string().uuid(),
+  /** Whether the stage ends its items' graphs (its result closes items); absent in jobs enqueued before it existed. */
+  final: z.boolean().optional(),
 });
 export type StageJobPayload = z.infer<typeof stageJobPayloadSchema>;
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './connection';
 import type { NewRunStage, RunRow, RunStageRow, RunSummaryRow, VariantRow } from './schema';
 
@@ -45,6 +45,9 @@ export class RunRepository {
       }));
       for (let i = 0; i < rows.length; i += 2000) await tx.insertInto('run_stages').values(rows.slice(i, i + 2000)).execute();
     });
+    // A plan can multiply the table's rows at once; without fresh statistics the planner's row estimates for the
+    // per-stage advancing queries are off by orders of magnitude until autovacuum gets round to it.
+    await sql`ANALYZE run_stages`.execute(this.db);
     return runId;
   }
 
@@ -75,16 +78,28 @@ export class RunRepository {
   }
 
   /**
-   * Writes the item results of every (running run, variant, item) whose final stage has a result or whose plan
-   * holds a failed stage and that has no item result yet. Idempotent. Returns the runs that received rows.
+   * Writes the item results of every (run, variant, item) of these runs whose final stage has a result or whose
+   * plan holds a failed stage and that has no item result yet. Idempotent. Returns the runs that received rows.
    */
   async materializeItemResults(runIds: string[]): Promise<string[]> {
     if (runIds.length === 0) return [];
+    return this.materialize(sql`rs.run_id = ANY(${runIds}::uuid[])`);
+  }
+
+  /**
+   * The same for the items of running runs whose final stage is `stageKey`, found by key: what a stored stage
+   * result can finish, without scanning the rest of those runs.
+   */
+  async materializeItemResultsEndingWith(stageKey: string): Promise<string[]> {
+    return this.materialize(sql`rs.stage_key = ${stageKey} AND rs.run_id IN (SELECT id FROM runs WHERE status = 'running')`);
+  }
+
+  private async materialize(finalsOf: RawBuilder<unknown>): Promise<string[]> {
     const { rows } = await sql<{ run_id: string }>`
       WITH finals AS (
         SELECT rs.run_id, rs.variant_id, rs.item_id, rs.stage_key
         FROM run_stages rs
-        WHERE rs.run_id = ANY(${runIds}::uuid[]) AND rs.is_final
+        WHERE ${finalsOf} AND rs.is_final
           AND NOT EXISTS (SELECT 1 FROM item_results ir WHERE ir.run_id = rs.run_id AND ir.variant_id = rs.variant_id AND ir.item_id = rs.item_id)
       ), item_stages AS (
         SELECT f.run_id, f.variant_id, f.item_id,
@@ -141,6 +156,11 @@ export class RunRepository {
 
   /** When every planned item has a result: writes the per-variant summaries and marks the run done (once). */
   async finalizeIfComplete(runId: string): Promise<boolean> {
+    // Most calls come before the last item: a lock-free count answers them; the locked re-check below decides.
+    const { rows: [progress] } = await sql<{ missing: boolean }>`
+      SELECT (SELECT count(*) FROM item_results WHERE run_id = r.id) < r.item_count * (SELECT count(*) FROM variants WHERE run_id = r.id) AS missing
+      FROM runs r WHERE r.id = ${runId} AND r.status = 'running'`.execute(this.db);
+    if (!progress || progress.missing) return false;
     return this.db.transaction().execute(async (tx) => {
       const run = await tx.selectFrom('runs').selectAll().where('id', '=', runId).forUpdate().executeTakeFirst();
       if (!run || run.status !== 'running') return false;

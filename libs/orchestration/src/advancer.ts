@@ -8,7 +8,7 @@ function payloadOf(r: ReadyStage): StageJobPayload {
   return {
     stageKey: r.stage_key, stage: r.stage, datasetVersionId: r.dataset_version_id, itemId: r.item_id,
     params: r.params as unknown as StageJobPayload['params'], inputs: r.inputs as unknown as Record<string, string>,
-    runId: r.run_id, variantId: r.variant_id,
+    runId: r.run_id, variantId: r.variant_id, final: r.is_final,
   };
 }
 
@@ -27,7 +27,21 @@ export class Advancer {
     return { enqueued, finished };
   }
 
-  /** Called (through an `run.advance` job) after a stage's result or final failure was stored. */
+  /**
+   * Called by the worker that stored a stage's result, before its job completes (a worker lost in between leaves
+   * the job to be retried, and the retry advances): enqueues the ready dependents and, for a final stage, closes
+   * the items it finishes. Looks only at rows that read or end with this key.
+   */
+  async onStageStored(stageKey: string, final: boolean | undefined): Promise<void> {
+    await this.enqueue(await this.runs.readyDependents(stageKey));
+    if (final === false) return;
+    for (const runId of await this.runs.materializeItemResultsEndingWith(stageKey)) await this.runs.finalizeIfComplete(runId);
+  }
+
+  /**
+   * Called through a `run.advance` job after a stage's final failure was recorded (or when advancing in the worker
+   * failed): the same, but closes every item of the key's running runs, as a failure can end items at any stage.
+   */
   async onStageSettled(stageKey: string): Promise<void> {
     await this.enqueue(await this.runs.readyDependents(stageKey));
     const runIds = await this.runs.runningRunsWithKey(stageKey);

@@ -1,0 +1,1 @@
+ALTER INDEX run_stages_input_keys RESET (fastupdate);
