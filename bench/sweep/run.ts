@@ -1,13 +1,14 @@
 /**
  * bench/sweep: every registered pipeline x 2 variants (two simulated models) over minibench dev, with a
  * zero-latency simulator, through real worker processes. Reports pipelines (variant x item) per second, stage jobs
- * per second, and the orchestration cost per stage job next to a no-op BullMQ job's cost measured in the same run.
+ * per second, and the orchestration cost per stage job (phases timed by the workers) next to a no-op BullMQ job's
+ * cost measured in the same run.
  *
- *   npm run bench -- sweep [--items N] [--workers N]
+ *   npm run bench -- sweep [--items N] [--workers N] [--serial-items N]
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Queue, Worker } from 'bullmq';
@@ -18,6 +19,7 @@ import { runCli, startSimulator, startWorkers } from '../../test/support/e2e';
 
 const root = resolve(__dirname, '..', '..');
 
+/** Wall time per job of `jobs` no-op jobs through one BullMQ worker at `concurrency`, added in bulk beforehand. */
 async function noopJobCost(redisUrl: string, jobs: number, concurrency: number): Promise<number> {
   const prefix = testQueuePrefix();
   const queue = new Queue('noop', { connection: { url: redisUrl }, prefix });
@@ -36,8 +38,28 @@ async function noopJobCost(redisUrl: string, jobs: number, concurrency: number):
   return ms / jobs;
 }
 
+interface StageDone { runId: string; stage: string; ms: Record<string, number> }
+
+/** Mean milliseconds per phase over the stage jobs of one run, from the workers' `stage done` log lines. */
+function phaseMeans(lines: StageDone[]): Record<string, number> {
+  const sums: Record<string, number> = {};
+  for (const l of lines) for (const [phase, ms] of Object.entries(l.ms)) sums[phase] = (sums[phase] ?? 0) + ms;
+  return Object.fromEntries(Object.entries(sums).map(([phase, ms]) => [phase, round(ms / lines.length)]));
+}
+
+/** The stages whose jobs add the most overhead (load + store + advance) in all, with their mean phases. */
+function costliestStages(lines: StageDone[], top = 8) {
+  const byStage = new Map<string, StageDone[]>();
+  for (const l of lines) byStage.set(l.stage, [...(byStage.get(l.stage) ?? []), l]);
+  const overhead = (ms: Record<string, number>) => (ms.load ?? 0) + (ms.store ?? 0) + (ms.advance ?? 0);
+  return [...byStage].map(([stage, ls]) => ({ stage, jobs: ls.length, totalOverheadMs: round(ls.reduce((t, l) => t + overhead(l.ms), 0), 1), mean: phaseMeans(ls) }))
+    .sort((a, b) => b.totalOverheadMs - a.totalOverheadMs).slice(0, top);
+}
+
+const round = (x: number, digits = 3) => Number(x.toFixed(digits));
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { items: { type: 'string', default: '75' }, workers: { type: 'string', default: '2' } } });
+  const { values } = parseArgs({ options: { items: { type: 'string', default: '75' }, workers: { type: 'string', default: '2' }, 'serial-items': { type: 'string', default: '3' } } });
   const endpoints = await setup({ allowEmbeddedPostgres: false, log: () => undefined });
   process.env.REDIS_URL = endpoints.redisUrl;
   process.env.DATABASE_URL = endpoints.databaseUrl;
@@ -45,40 +67,71 @@ async function main(): Promise<void> {
   const sim = await startSimulator({ config: 'bench/sweep/llm-sim-zero-latency.yaml' });
   const prefix = testQueuePrefix();
   const env = { DATABASE_URL: db.url, REDIS_URL: endpoints.redisUrl, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-bench-')), LOG_LEVEL: 'warn' };
-  const workers = startWorkers(Number(values.workers), env);
-  try {
-    if ((await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env)).code !== 0) throw new Error('datasets add failed');
-    const config = join(env.SQLSWEEP_DATA_DIR, 'bench-sweep.yaml');
-    writeFileSync(config, [
-      'name: bench-sweep', 'dataset: minibench', 'split: dev', `items: { limit: ${values.items} }`, 'models: [sim-strong, sim-weak]',
+  const done: StageDone[] = [];
+  const collect = (line: string) => {
+    if (!line.includes('"stage done"')) return;
+    const l = JSON.parse(line) as StageDone;
+    done.push({ runId: l.runId, stage: l.stage, ms: l.ms });
+  };
+  const sweepConfig = (name: string, items: number) => {
+    const file = join(env.SQLSWEEP_DATA_DIR, `${name}.yaml`);
+    writeFileSync(file, [
+      `name: ${name}`, 'dataset: minibench', 'split: dev', `items: { limit: ${items} }`, 'models: [sim-strong, sim-weak]',
       'pipelines:', ...pipelineNames.map((p) => `  - pipeline: ${p}`),
     ].join('\n'));
-    // Warm the workers (module loading, replicas, encoder) on two items, then time the whole sweep.
-    const warmup = join(env.SQLSWEEP_DATA_DIR, 'bench-warmup.yaml');
-    writeFileSync(warmup, readFileSync(config, 'utf8').replace(/items: \{ limit: \d+ \}/, 'items: { limit: 2 }'));
-    await runCli(['run', warmup, '--workers', '0', '--no-progress'], env, 1_800_000);
+    return file;
+  };
+  const sweep = async (config: string) => {
+    const startedAt = Date.now();
     const started = performance.now();
     const r = await runCli(['run', config, '--workers', '0', '--no-progress', '--fresh-llm'], env, 1_800_000);
     const wallMs = performance.now() - started;
     if (r.code !== 0) throw new Error(`bench sweep failed:\n${r.stdout}\n${r.stderr}`);
     const runId = /run ([0-9a-f-]{36}) created/.exec(r.stdout)![1];
     const run = await db.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
-    const variants = await db.db.selectFrom('variants').select('id').where('run_id', '=', runId).execute();
-    const pipelinesDone = variants.length * run.item_count;
-    const stageJobs = run.stage_jobs;
-    const perStageJobMs = wallMs / stageJobs;
-    const noopMs = await noopJobCost(endpoints.redisUrl, 5_000, 16);
+    // Planning: from the command's start to the run's row (config, keys, stored-key lookup, estimate, plan insert).
+    return { run, wallMs, planMs: run.created_at.getTime() - startedAt, jobs: done.filter((d) => d.runId === runId) };
+  };
+  let workers = startWorkers(Number(values.workers), { ...env, LOG_LEVEL: 'info' }, collect);
+  try {
+    if ((await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env)).code !== 0) throw new Error('datasets add failed');
+    // Throughput: warm the workers (module loading, replicas, encoder) on two items, then time the whole sweep.
+    await sweep(sweepConfig('bench-warmup', 2));
+    const parallel = await sweep(sweepConfig('bench-sweep', Number(values.items)));
+    const variants = await db.db.selectFrom('variants').select('id').where('run_id', '=', parallel.run.id).execute();
+    const stageJobs = parallel.run.stage_jobs;
+    // Cost: the same pipelines on a few items through one worker doing one job at a time, so that each phase's wall
+    // time is its cost rather than its wait behind other jobs.
+    await Promise.all(workers.map((w) => w.stop()));
+    workers = startWorkers(1, { ...env, LOG_LEVEL: 'info', SQLSWEEP_LLM_CONCURRENCY: '1', SQLSWEEP_SQL_CONCURRENCY: '1', SQLSWEEP_RETRIEVAL_CONCURRENCY: '1' }, collect);
+    await sweep(sweepConfig('bench-serial-warmup', 1));
+    const serial = await sweep(sweepConfig('bench-serial', Number(values['serial-items'])));
+    const phases = phaseMeans(serial.jobs);
+    const planMsPerJob = parallel.planMs / stageJobs;
+    const orchestrationMs = (phases.load ?? 0) + (phases.store ?? 0) + (phases.advance ?? 0) + planMsPerJob;
+    const noopSerialMs = await noopJobCost(endpoints.redisUrl, 5_000, 1);
+    const noopConcurrentMs = await noopJobCost(endpoints.redisUrl, 5_000, 16);
     const result = {
       benchmark: 'sweep',
-      machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30) },
-      pipelines: pipelineNames, variantsPerPipeline: 2, items: run.item_count, workers: Number(values.workers),
-      wallSeconds: wallMs / 1000,
-      pipelinesPerSecond: pipelinesDone / (wallMs / 1000),
-      stageJobs, stageJobsPerSecond: stageJobs / (wallMs / 1000),
-      msPerStageJob: perStageJobMs,
-      noopBullmqMsPerJob: noopMs,
-      overheadRatio: perStageJobMs / noopMs,
-      note: 'wall time of `sqlsweep run` (plan to leaderboard) with workers warmed on 2 items and a zero-latency simulator; LLM stages asked afresh (new cache namespace)',
+      machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((l) => round(l, 2)) },
+      pipelines: pipelineNames, variantsPerPipeline: 2, items: parallel.run.item_count, workers: Number(values.workers),
+      throughput: {
+        wallSeconds: round(parallel.wallMs / 1000),
+        planSeconds: round(parallel.planMs / 1000),
+        pipelinesPerSecond: round((variants.length * parallel.run.item_count) / (parallel.wallMs / 1000)),
+        stageJobs, stageJobsPerSecond: round(stageJobs / (parallel.wallMs / 1000)),
+        wallMsPerStageJob: round(parallel.wallMs / stageJobs),
+      },
+      cost: {
+        items: serial.run.item_count, stageJobs: serial.jobs.length,
+        meanMsPerStageJob: phases,
+        planMsPerStageJob: round(planMsPerJob),
+        orchestrationMsPerStageJob: round(orchestrationMs),
+        noopBullmqMsPerJob: { serial: round(noopSerialMs), concurrency16: round(noopConcurrentMs) },
+        overheadRatio: round((noopSerialMs + orchestrationMs) / noopSerialMs, 2),
+        costliestStages: costliestStages(serial.jobs),
+      },
+      note: 'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh). cost: one worker, one job at a time, each stage job\'s phases timed by the worker: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), store (the output row), advance (enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job. A stage job costs BullMQ\'s own handling, measured as a serial no-op job, plus these additions; overheadRatio = (no-op + load + store + advance + plan share) / no-op.',
       measuredAt: new Date().toISOString(),
     };
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });

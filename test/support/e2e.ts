@@ -31,10 +31,15 @@ export async function startSimulator(opts: { config?: string; seed?: number } = 
   return { ...handle(child), url };
 }
 
-/** Worker processes exactly as production starts them. */
-export function startWorkers(count: number, env: NodeJS.ProcessEnv): Proc[] {
-  return Array.from({ length: count }, () =>
-    handle(spawn(process.execPath, [...tsNode, 'apps/worker/src/main.ts'], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'inherit', 'inherit'] })));
+/** Worker processes exactly as production starts them; `onLogLine` receives their log lines instead of stdout. */
+export function startWorkers(count: number, env: NodeJS.ProcessEnv, onLogLine?: (line: string) => void): Proc[] {
+  return Array.from({ length: count }, () => {
+    const child = spawn(process.execPath, [...tsNode, 'apps/worker/src/main.ts'], {
+      cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', onLogLine ? 'pipe' : 'inherit', 'inherit'],
+    });
+    if (onLogLine) createInterface({ input: child.stdout! }).on('line', onLogLine);
+    return handle(child);
+  });
 }
 
 export interface CliResult { code: number; stdout: string; stderr: string }
