@@ -6,7 +6,6 @@
  *
  *   npm run bench -- sweep [--items N] [--workers N] [--serial-items N]
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
