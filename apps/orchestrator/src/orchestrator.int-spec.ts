@@ -291,4 +291,18 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
     const missing = await get('/api/nothing-here', { accept: 'text/html' });
     expect(missing.status).toBe(404);
   });
+
+  it('takes a batch-mode run\'s LLM batches off the queue with its stage jobs when it is cancelled', async () => {
+    const { runId } = (await (await post('/api/runs', { config: `${demoConfig}llmMode: batch\n` })).json()) as { runId: string };
+    const llm = new Queue('stage-llm', { connection: { url: process.env.REDIS_URL }, prefix });
+    try {
+      const batches = (await llm.getJobs(['waiting', 'prioritized'])).filter((j) => j.name === 'llm.batch' && j.data.runId === runId);
+      expect(batches.map((b) => b.data.model).sort()).toEqual(['sim-strong', 'sim-weak']);
+      const queued = await waitingStageJobs(prefix);
+      expect(await (await post(`/api/runs/${runId}/cancel`)).json()).toEqual({ runId, status: 'cancelled', removedJobs: queued });
+      expect(await waitingStageJobs(prefix)).toBe(0);
+    } finally {
+      await llm.close();
+    }
+  });
 });

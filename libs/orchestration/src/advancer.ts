@@ -52,9 +52,9 @@ export class Advancer {
   private async enqueue(ready: ReadyStage[]): Promise<number> {
     const batched = ready.filter((r) => r.role === 'llm' && r.llm_mode === 'batch');
     const single = ready.filter((r) => !(r.role === 'llm' && r.llm_mode === 'batch'));
-    for (const role of ['llm', 'sql', 'retrieval'] as const) {
-      await this.queue.enqueueMany(`stage.${role}`, single.filter((r) => r.role === role).map((r) => ({ key: r.stage_key, priority: lane(r), payload: payloadOf(r) })));
-    }
+    // One Redis round trip for all three queues: the adds share a connection, so concurrent ones are pipelined.
+    await Promise.all((['llm', 'sql', 'retrieval'] as const).map((role) =>
+      this.queue.enqueueMany(`stage.${role}`, single.filter((r) => r.role === role).map((r) => ({ key: r.stage_key, priority: lane(r), payload: payloadOf(r) })))));
     // Batch mode: one provider batch per (run, model) wave of ready LLM stages; its id is the hash of its keys.
     const waves = new Map<string, ReadyStage[]>();
     for (const r of batched) {
