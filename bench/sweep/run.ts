@@ -37,6 +37,30 @@ async function noopJobCost(redisUrl: string, jobs: number, concurrency: number):
   return ms / jobs;
 }
 
+/**
+ * Wall time per job of a chain of `jobs` no-op jobs, each adding the next before it completes: the least a job
+ * that hands work on costs, as a stage job enqueues the stages it made ready.
+ */
+async function noopChainCost(redisUrl: string, jobs: number): Promise<number> {
+  const prefix = testQueuePrefix();
+  const queue = new Queue('noop-chain', { connection: { url: redisUrl }, prefix });
+  const started = performance.now();
+  await new Promise<void>((resolveAll) => {
+    const worker = new Worker('noop-chain', async (job) => {
+      const next = (job.data as { i: number }).i + 1;
+      if (next < jobs) await queue.add('noop', { i: next }, { jobId: `c${next}`, removeOnComplete: true });
+    }, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix, concurrency: 1 });
+    worker.on('completed', (job) => {
+      if ((job.data as { i: number }).i === jobs - 1) void worker.close().then(() => resolveAll());
+    });
+    void queue.add('noop', { i: 0 }, { jobId: 'c0', removeOnComplete: true });
+  });
+  const ms = performance.now() - started;
+  await queue.obliterate({ force: true });
+  await queue.close();
+  return ms / jobs;
+}
+
 interface StageDone { runId: string; stage: string; ms: Record<string, number> }
 
 /** Mean milliseconds per phase over the stage jobs of one run, from the workers' `stage done` log lines. */
@@ -110,6 +134,7 @@ async function main(): Promise<void> {
     const orchestrationMs = (phases.load ?? 0) + (phases.store ?? 0) + (phases.advance ?? 0) + planMsPerJob;
     const noopSerialMs = await noopJobCost(endpoints.redisUrl, 5_000, 1);
     const noopConcurrentMs = await noopJobCost(endpoints.redisUrl, 5_000, 16);
+    const noopChainMs = await noopChainCost(endpoints.redisUrl, 2_000);
     const result = {
       benchmark: 'sweep',
       machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((l) => round(l, 2)) },
@@ -126,11 +151,12 @@ async function main(): Promise<void> {
         meanMsPerStageJob: phases,
         planMsPerStageJob: round(planMsPerJob),
         orchestrationMsPerStageJob: round(orchestrationMs),
-        noopBullmqMsPerJob: { serial: round(noopSerialMs), concurrency16: round(noopConcurrentMs) },
+        noopBullmqMsPerJob: { serial: round(noopSerialMs), concurrency16: round(noopConcurrentMs), chainAddingNext: round(noopChainMs) },
         overheadRatio: round((noopSerialMs + orchestrationMs) / noopSerialMs, 2),
+        overheadRatioToChain: round((noopSerialMs + orchestrationMs) / noopChainMs, 2),
         costliestStages: costliestStages(serial.jobs),
       },
-      note: 'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh). cost: one worker, one job at a time, each stage job\'s phases timed by the worker: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), store (the output row), advance (enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job. A stage job costs BullMQ\'s own handling, measured as a serial no-op job, plus these additions; overheadRatio = (no-op + load + store + advance + plan share) / no-op.',
+      note: 'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh). cost: one worker, one job at a time, each stage job\'s phases timed by the worker: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), store (the output row), advance (enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job. A stage job costs BullMQ\'s own handling, measured as a serial no-op job, plus these additions; overheadRatio = (no-op + load + store + advance + plan share) / no-op. overheadRatioToChain divides the same by a no-op job that adds the next job of a chain (a stage job enqueues its ready dependents, so this is the closer baseline). LLM stages\' work includes the LLM client: response cache lookup and write (Postgres), the shared rate budget (Redis), the SDK\'s HTTP call.',
       measuredAt: new Date().toISOString(),
     };
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });

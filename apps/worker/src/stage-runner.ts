@@ -39,7 +39,10 @@ export class StageRunner {
 
   async run(p: StageJobPayload, job: Job): Promise<void> {
     const clock = new PhaseClock();
-    const stored = await this.deps.stages.getResults([p.stageKey, ...Object.values(p.inputs)]);
+    // A stage without inputs skips the existence check: only a retry finds its result stored, and recomputing it
+    // then is cheap (an LLM stage's answer comes from the response cache) and stores nothing twice.
+    const inputKeys = Object.values(p.inputs);
+    const stored = inputKeys.length ? await this.deps.stages.getResults([p.stageKey, ...inputKeys]) : new Map<string, StoredStageResult>();
     let inserted = false;
     if (!stored.has(p.stageKey)) {
       const impl = this.implementation(p);
