@@ -4,6 +4,7 @@ import type { DatasetRepository, DatasetVersion, PlannedStage, RunRepository, St
 import { isLlmError } from '@sqlsweep/llm';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { pipelines, stageImplementations, VariantKeyer, type KeyedStage, type LlmCall } from '@sqlsweep/pipelines';
+import { FileKnobHasher } from './file-knob-hashes';
 
 export interface CostEstimate { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }
 export interface StageKindPlan extends CostEstimate { stage: string; role: string; needed: number; reused: number }
@@ -19,8 +20,12 @@ export interface SweepPlan {
   byStage: StageKindPlan[];
   stageJobs: number;
   reused: number;
+  /**
+   * LLM calls the stage jobs still needed make at most: a stage certain to skip its call (`LlmStage.skipsFor`)
+   * counts none; one whose skip depends on its inputs (a chain step) counts one.
+   */
   llmCalls: number;
-  /** Tokens and dollars of the LLM calls still needed, from each stage's prompt as far as it can be known now. */
+  /** Tokens and dollars of those LLM calls, from each stage's prompt as far as it can be known now. */
   estimate: CostEstimate;
   simulated: boolean;
 }
@@ -66,30 +71,38 @@ export class Planner {
       kind.keys.add(s.key);
       kindOf.set(s.stage, kind);
     };
+    const files = new FileKnobHasher(config, source);
+    const keyers = new Map<string, VariantKeyer>();
     for (const variant of variants) {
-      const keyer = new VariantKeyer(pipelines[variant.pipeline], variant, { datasetVersion: version.contentHash, cacheNamespace: config.cacheNamespace, trainItemIds });
+      const fileHashes = await files.hashesFor(variant);
+      const keyer = new VariantKeyer(pipelines[variant.pipeline], variant, { datasetVersion: version.contentHash, cacheNamespace: config.cacheNamespace, trainItemIds, fileHashes });
+      keyers.set(variant.id, keyer);
       for (const s of keyer.trainItemStages()) place(variant.id, s);
       for (const item of items) for (const s of keyer.itemStages(item.itemId)) place(variant.id, s);
     }
     const allKeys = [...new Set(stages.map((s) => s.stageKey))];
     const stored = await this.deps.stages.existingKeys(allKeys);
-    const estimates = await this.estimateNeeded(version.id, [...items, ...trainItems], stages.filter((s) => !stored.has(s.stageKey)));
+    const estimates = await this.estimateNeeded(version.id, [...items, ...trainItems], stages.filter((s) => !stored.has(s.stageKey)), keyers);
     const byStage = [...kindOf.values()].map(({ stage, role, keys }) => {
       const reused = [...keys].filter((k) => stored.has(k)).length;
       return { stage, role, needed: keys.size - reused, reused, ...(estimates.get(stage) ?? zeroEstimate()) };
     });
+    const estimate = byStage.reduce((t, s) => addEstimate(t, s), zeroEstimate());
     return {
       config, source, version, items, variants, stages, byStage,
       stageJobs: allKeys.length - stored.size,
       reused: stored.size,
-      llmCalls: byStage.filter((s) => s.role === 'llm').reduce((n, s) => n + s.needed, 0),
-      estimate: byStage.reduce((t, s) => addEstimate(t, s), zeroEstimate()),
+      llmCalls: estimate.llmCalls,
+      estimate,
       simulated: config.models.some((m) => this.deps.isSimulated(m)),
     };
   }
 
-  /** Renders the estimate prompt of every distinct LLM stage still needed and prices it with the model catalog. */
-  private async estimateNeeded(versionId: number, items: StoredItem[], needed: PlannedStage[]): Promise<Map<string, CostEstimate>> {
+  /**
+   * Renders the estimate prompt of every distinct LLM stage still needed and prices it with the model catalog; a
+   * stage certain to skip its call (`skipsFor`) counts neither a call nor tokens.
+   */
+  private async estimateNeeded(versionId: number, items: StoredItem[], needed: PlannedStage[], keyers: Map<string, VariantKeyer>): Promise<Map<string, CostEstimate>> {
     const byStage = new Map<string, CostEstimate>();
     const itemById = new Map(items.map((i) => [i.itemId, i]));
     const schemas = new Map<string, DatabaseSchema>();
@@ -99,16 +112,18 @@ export class Planner {
       if (s.role !== 'llm' || impl?.kind !== 'llm' || seen.has(s.stageKey)) continue;
       seen.add(s.stageKey);
       const e = byStage.get(s.stage) ?? zeroEstimate();
-      e.llmCalls += 1;
       byStage.set(s.stage, e);
-      if (!impl.estimate) continue;
       const item = itemById.get(s.itemId)!;
       let schema = schemas.get(item.dbId);
       if (!schema) {
         schema = (await this.deps.datasets.getDatabase(versionId, item.dbId))?.schema as DatabaseSchema;
         schemas.set(item.dbId, schema);
       }
-      const call = impl.estimate({ item, schema, params: s.params });
+      const ctx = { item, schema, params: { ...keyers.get(s.variantId)!.planTimeParams(s.stage) } };
+      if (impl.skipsFor?.(ctx)) continue;
+      e.llmCalls += 1;
+      if (!impl.estimate) continue;
+      const call = impl.estimate(ctx);
       const cost = this.deps.estimateCall(call);
       e.inputTokens += cost.inputTokens;
       e.outputTokens += cost.outputTokens;

@@ -1,5 +1,6 @@
 export * from './pipeline';
 export * from './stage-keys';
+export * from './file-knobs';
 export * from './stage-context';
 export * from './template';
 export * from './parse-sql';

@@ -25,10 +25,27 @@ export interface StageNode {
   final?: boolean;
 }
 
+/**
+ * A knob whose value is the path of a file a stage reads (R3's RAG corpus). A path says nothing about what the file
+ * holds, so the planner hashes the file into a derived parameter, `sha256Param`, which the reading stage lists in
+ * `reads`: editing the file changes the stage's key (and its dependents') as editing a template does. The stage
+ * reads the file with `readKeyedFile` (file-knobs.ts), which refuses content other than the planned one.
+ */
+export interface FileKnob {
+  /** The grid knob holding the path. */
+  knob: string;
+  /** The derived parameter holding the SHA-256 of the file's bytes, as the planner found them. */
+  sha256Param: string;
+  /** What the file is, for messages: "the RAG corpus". */
+  description: string;
+}
+
 export interface PipelineDefinition {
   name: string;
   /** The stage graph of one item for one variant, in topological order. */
   graph(variant: VariantSpec): StageNode[];
+  /** Knobs that name a file a stage reads; the stage reads the file's hash too, so its content enters the key. */
+  fileKnobs?: FileKnob[];
 }
 
 /**

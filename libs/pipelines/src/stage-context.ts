@@ -15,6 +15,10 @@ export interface StageItem {
 export interface EstimateContext {
   item: StageItem;
   schema: DatabaseSchema;
+  /**
+   * At run time the parameters the stage reads. Before the run (`estimate`, `skipsFor`) the planner adds those of
+   * the stages upstream of it (`VariantKeyer.planTimeParams`): they are fixed by its key too.
+   */
   params: Record<string, string | number | boolean>;
 }
 
@@ -93,11 +97,18 @@ export interface ComputeStage {
 /**
  * A stage that asks an LLM once: `prompt` renders the request from the context, `parse` turns the answer into the
  * stored output. Split so that the planner can estimate cost before a run and batch mode can submit prompts.
- * `skip` lets a step of an unrolled chain (error correction, revision) pass its input through without a call.
+ * `skip` lets a stage pass through without a call: a step of an unrolled chain (error correction, revision) whose
+ * chain has stopped, or a stage with nothing to ask for this item and these parameters.
  */
 export interface LlmStage {
   kind: 'llm';
   skip?(ctx: StageContext): StageRun | undefined;
+  /**
+   * Before the run: true when `skip` is certain to pass the stage through for this item and these parameters, so
+   * the planner counts no call and no tokens for it (its job still runs). Leave it out, or answer false, when the
+   * skip depends on inputs (chain steps): the estimate then counts the call, an upper bound.
+   */
+  skipsFor?(ctx: EstimateContext): boolean;
   prompt(ctx: StageContext): LlmCall;
   /** The prompt as the planner estimates it, before inputs exist (defaults to not estimable). */
   estimate?(ctx: EstimateContext): LlmCall;

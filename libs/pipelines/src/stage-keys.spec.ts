@@ -26,6 +26,15 @@ describe('VariantKeyer', () => {
       .toEqual(trainContent.map((s) => s.key).sort());
   });
 
+  it('gives a stage at plan time every parameter its key depends on: its own and those upstream, nothing else', () => {
+    const own = { model: 'sim-strong', temperature: 0.1, maxTokens: 512, sampleIndex: 0, cacheNamespace: '' };
+    expect(keyer.planTimeParams('gold')).toEqual({});
+    expect(keyer.planTimeParams('ucs-sql.question')).toEqual(own);
+    expect(keyer.planTimeParams('ucs-sql.select-shots')).toEqual({ ...own, shots: 5, shotSelection: 'ss-qe', theta1: 2, theta2: 3, preselectAboveColumns: 30 });
+    expect(keyer.itemStages('dev-1').find((s) => s.stage === 'ucs-sql.select-shots')!.params).toEqual(own);
+    expect(() => keyer.planTimeParams('r3.rag')).toThrow('stage r3.rag is not in the graph of this variant');
+  });
+
   it('hashes exactly what the key documents, in whatever order items are keyed', () => {
     const gold = keyer.itemStages('dev-2').find((s) => s.stage === 'gold')!;
     expect(gold.key).toBe(contentHash({ stage: 'gold', version: 1, template: null, params: {}, inputs: {}, dataset: 'v1', item: 'dev-2' }));

@@ -13,7 +13,13 @@ export interface KeyedStage {
   final: boolean;
 }
 
-export interface KeyingContext { datasetVersion: string; cacheNamespace?: string; trainItemIds?: readonly string[] }
+export interface KeyingContext {
+  datasetVersion: string;
+  cacheNamespace?: string;
+  trainItemIds?: readonly string[];
+  /** SHA-256 of each file the variant's stages read through a file knob, by derived parameter (`fileKnobsRead`). */
+  fileHashes?: Readonly<Record<string, string>>;
+}
 
 /**
  * Keys the stages of one variant by content: stage name and version, template hash, the parameters it reads, the
@@ -27,10 +33,16 @@ export class VariantKeyer {
   /** Train-items stages: node -> its instances; and stage -> train item id -> key, for `stage[*]` inputs. */
   private readonly trainStages = new Map<StageNode, KeyedStage[]>();
   private readonly trainKeys = new Map<string, Map<string, string>>();
+  /** Stage -> the parameters its key depends on: its own and, through its inputs, those of every stage upstream. */
+  private readonly upstreamParams = new Map<string, Record<string, string | number | boolean>>();
 
-  constructor(pipeline: PipelineDefinition, variant: VariantSpec, private readonly ctx: KeyingContext) {
+  constructor(private readonly pipeline: PipelineDefinition, variant: VariantSpec, private readonly ctx: KeyingContext) {
     this.graph = pipeline.graph(variant);
-    this.scalars = variantScalars(variant, ctx.cacheNamespace);
+    this.scalars = { ...variantScalars(variant, ctx.cacheNamespace), ...ctx.fileHashes };
+    for (const node of this.graph) {
+      const fromInputs = Object.values(node.inputs).map((ref) => this.upstreamParams.get(ref.replace(/\[\*\]$/, '')) ?? {});
+      this.upstreamParams.set(node.stage, Object.assign({}, ...fromInputs, this.paramsOf(node)));
+    }
     for (const node of this.graph) {
       if (node.scope !== 'train-items') continue;
       const perItem = new Map<string, string>();
@@ -50,6 +62,17 @@ export class VariantKeyer {
     return [...this.trainStages.values()].flat();
   }
 
+  /**
+   * What a stage may know before the run (its estimate, whether it certainly skips its call): every parameter its
+   * key depends on, its inputs' too, although at run time it gets only its own. Variants that share the stage's
+   * key agree on all of them.
+   */
+  planTimeParams(stage: string): Readonly<Record<string, string | number | boolean>> {
+    const params = this.upstreamParams.get(stage);
+    if (!params) throw new Error(`stage ${stage} is not in the graph of this variant`);
+    return params;
+  }
+
   /** The stages of one evaluated item's graph, in graph order, train-items instances left out. */
   itemStages(itemId: string): KeyedStage[] {
     const itemKeys = new Map<string, string>();
@@ -63,11 +86,18 @@ export class VariantKeyer {
     return out;
   }
 
-  private keyOne(node: StageNode, itemId: string, own: Map<string, string>): KeyedStage {
-    const params = Object.fromEntries(node.reads.map((name) => {
-      if (!(name in this.scalars)) throw new Error(`stage ${node.stage} reads unknown parameter "${name}"`);
+  private paramsOf(node: StageNode): Record<string, string | number | boolean> {
+    return Object.fromEntries(node.reads.map((name) => {
+      if (!(name in this.scalars)) {
+        const file = this.pipeline.fileKnobs?.find((f) => f.sha256Param === name);
+        throw new Error(`stage ${node.stage} reads unknown parameter "${name}"${file ? ` (the SHA-256 of the file knob ${file.knob}: give it in fileHashes)` : ''}`);
+      }
       return [name, this.scalars[name]];
     }));
+  }
+
+  private keyOne(node: StageNode, itemId: string, own: Map<string, string>): KeyedStage {
+    const params = this.paramsOf(node);
     const inputs: Record<string, string> = {};
     for (const [as, ref] of Object.entries(node.inputs)) {
       const all = /^(.+)\[\*\]$/.exec(ref);

@@ -16,7 +16,10 @@ export const r3Grids = {
     schemaLinking: grid.booleans().default([true]),
     decomposition: grid.booleans().default([true]),
     rag: grid.booleans().default([true]),
-    /** Path of the text corpus, relative to the worker's working directory (the repository root) or absolute. */
+    /**
+     * Path of the text corpus, relative to the working directory (the repository root) or absolute. A file knob: the
+     * planner hashes the file, and its content, not only its path, enters the RAG stage's key.
+     */
     ragCorpus: z.array(z.string({ error: 'expected a file path' }).min(1, 'expected a file path'), { error: 'expected array of file paths' })
       .min(1, 'give at least one value').default([R3_DEFAULT_RAG_CORPUS]),
     ragChunkTokens: grid.integers(1, 512).default([50]),

@@ -2,5 +2,5 @@ export { r3Method, r3Pipeline, r3Templates, parseLinkAnswer, parseDecomposition,
 export { parseTableList, type ParsedTableList } from './table-list';
 export { mapToSchemaTables, nameSimilarity, jaccardSimilarity, editDistance, normalizeName, type TableMapping } from './table-mapping';
 export { parseSubQuestions, type ParsedSubQuestions } from './sub-questions';
-export { r3RagStage, ragTopK, contextSection, type RagContext, type RagChunk } from './rag-context';
+export { r3RagStage, ragCorpusKnob, ragTopK, contextSection, type RagContext, type RagChunk } from './rag-context';
 export { tableLinkingMetrics } from './linking-metrics';

@@ -1,11 +1,14 @@
-import { mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
 import { loadDataset, type DatabaseSchema } from '@sqlsweep/datasets';
 import type { LlmResponse } from '@sqlsweep/llm';
 import { buildIndex, ensureBundledEncoderForTests, openEncoder, openIndex, type Encoder } from '@sqlsweep/retrieval';
+import { fileKnobsRead } from '../../file-knobs';
 import type { LlmStage, RetrievalServices, StageContext, StageItem } from '../../stage-context';
+import { VariantKeyer } from '../../stage-keys';
 import { r3Method, r3Pipeline, type LinkedTables, type SubQuestions } from './r3';
 import type { RagContext } from './rag-context';
 
@@ -34,6 +37,27 @@ describe('r3 graph', () => {
     expect(stagesOf('{ ragInGeneration: [true], ragInLinking: [false], ragInDecomposition: [false] }')).toEqual([
       'gold()', 'r3.rag()', 'r3.link()', 'r3.decompose(r3.link)', 'r3.generate(r3.link,r3.decompose,r3.rag)', 'evaluate(gold,r3.generate)',
     ]);
+  });
+});
+
+describe('r3 keys and the RAG corpus', () => {
+  const keysOf = (grid: string, ragCorpusSha256?: string) => {
+    const keyer = new VariantKeyer(r3Pipeline, variants(grid)[0], { datasetVersion: 'v1', fileHashes: ragCorpusSha256 ? { ragCorpusSha256 } : {} });
+    return new Map(keyer.itemStages('dev-1').map((s) => [s.stage, s.key]));
+  };
+
+  it('needs the corpus file only when a stage reads it', () => {
+    expect(fileKnobsRead(r3Pipeline, variants('{}')[0])).toEqual([{ knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus', path: 'data/minibench/rag/minibench.txt' }]);
+    expect(fileKnobsRead(r3Pipeline, variants('{ rag: [false] }')[0])).toEqual([]);
+    expect(fileKnobsRead(r3Pipeline, variants('{ ragInLinking: [false], ragInDecomposition: [false] }')[0])).toEqual([]);
+  });
+
+  it('keys r3.rag and what reads it on the corpus content; a variant without RAG needs no hash', () => {
+    const [a, b] = [keysOf('{}', 'a'.repeat(64)), keysOf('{}', 'b'.repeat(64))];
+    expect([...a.keys()].filter((stage) => a.get(stage) !== b.get(stage))).toEqual(['r3.rag', 'r3.link', 'r3.decompose', 'r3.generate', 'evaluate']);
+    expect(a.get('gold')).toBe(b.get('gold'));
+    expect(() => keysOf('{}')).toThrow('stage r3.rag reads unknown parameter "ragCorpusSha256" (the SHA-256 of the file knob ragCorpus: give it in fileHashes)');
+    expect(keysOf('{ rag: [false] }').get('r3.link')).toBe(keysOf('{ rag: [false] }', 'a'.repeat(64)).get('r3.link'));
   });
 });
 
@@ -138,8 +162,12 @@ describe('r3.rag on the shipped minibench corpus with the bundled encoder', () =
     }
   }
 
+  const sha256 = (path: string) => createHash('sha256').update(readFileSync(resolve(repoRoot, path))).digest('hex');
+  const shipped = 'data/minibench/rag/minibench.txt';
+
   it('returns budget / chunk-size chunks of at most chunk-size tokens, relevant to the question', async () => {
-    const out = await run({ ragCorpus: 'data/minibench/rag/minibench.txt', ragChunkTokens: 50, ragBudgetTokens: 300 }, 'What is the elevation of the highest airport?');
+    const out = await run({ ragCorpus: shipped, ragCorpusSha256: sha256(shipped), ragChunkTokens: 50, ragBudgetTokens: 300 }, 'What is the elevation of the highest airport?');
+    expect(out.corpusSha256).toBe(sha256(shipped));
     expect(out.chunks).toHaveLength(6);
     expect(out.metrics).toEqual({ 'rag.chunks': 6 });
     for (const c of out.chunks) expect(encoder.countTokens(c.text)).toBeLessThanOrEqual(50);
@@ -148,7 +176,19 @@ describe('r3.rag on the shipped minibench corpus with the bundled encoder', () =
   }, 120_000);
 
   it('names the knob and the path when the corpus is missing', async () => {
-    await expect(run({ ragCorpus: 'data/minibench/rag/nope.txt', ragChunkTokens: 50, ragBudgetTokens: 300 }, 'x?'))
+    await expect(run({ ragCorpus: 'data/minibench/rag/nope.txt', ragCorpusSha256: 'a'.repeat(64), ragChunkTokens: 50, ragBudgetTokens: 300 }, 'x?'))
       .rejects.toThrow(/r3\.rag: cannot read the RAG corpus \(knob ragCorpus\) at .*nope\.txt/);
+  });
+
+  it('refuses a corpus whose content is not the one the stage was keyed on', async () => {
+    const corpus = join(mkdtempSync(join(tmpdir(), 'r3-corpus-')), 'corpus.txt');
+    writeFileSync(corpus, 'Airports have an elevation in feet.\n');
+    const planned = createHash('sha256').update('Airports have an elevation in feet.\n').digest('hex');
+    const params = { ragCorpus: corpus, ragCorpusSha256: planned, ragChunkTokens: 50, ragBudgetTokens: 300 };
+    expect((await run(params, 'elevation?')).corpusSha256).toBe(planned);
+    writeFileSync(corpus, 'Airports have an elevation in metres.\n');
+    await expect(run(params, 'elevation?')).rejects.toThrow(
+      `r3.rag: the RAG corpus (knob ragCorpus) at ${corpus} has SHA-256 ${sha256(corpus).slice(0, 12)}, but the sweep was planned with ${planned.slice(0, 12)}`,
+    );
   });
 });

@@ -7,7 +7,7 @@ import type { EstimateContext, LlmCall, LlmStage, StageContext } from '../../sta
 import { loadTemplate, renderTemplate, type PromptTemplate } from '../../template';
 import { parseGeneratedSql } from '../zero-shot';
 import { tableLinkingMetrics } from './linking-metrics';
-import { contextSection, r3RagStage, type RagContext } from './rag-context';
+import { contextSection, r3RagStage, ragCorpusKnob, type RagContext } from './rag-context';
 import { parseSubQuestions } from './sub-questions';
 import { parseTableList } from './table-list';
 import { mapToSchemaTables } from './table-mapping';
@@ -45,7 +45,7 @@ export const r3Pipeline: PipelineDefinition = {
     const withRag = (flag: string): Record<string, string> => (ragInto(flag) ? { rag: 'r3.rag' } : {});
     const link: Record<string, string> = p.schemaLinking === true ? { link: 'r3.link' } : {};
     const nodes: StageNode[] = [{ stage: 'gold', role: 'sql', version: 1, reads: [], inputs: {} }];
-    if (rag) nodes.push({ stage: 'r3.rag', role: 'retrieval', version: 1, reads: ['ragCorpus', 'ragChunkTokens', 'ragBudgetTokens'], inputs: {} });
+    if (rag) nodes.push({ stage: 'r3.rag', role: 'retrieval', version: 1, reads: ['ragCorpus', ragCorpusKnob.sha256Param, 'ragChunkTokens', 'ragBudgetTokens'], inputs: {} });
     if (p.schemaLinking === true) {
       nodes.push({ stage: 'r3.link', role: 'llm', version: 1, reads: [...LLM_READS, 'linkMatchThreshold'], inputs: withRag('ragInLinking'), template: r3Templates.link });
     }
@@ -62,6 +62,7 @@ export const r3Pipeline: PipelineDefinition = {
     nodes.push(evaluateNode(generate));
     return nodes;
   },
+  fileKnobs: [ragCorpusKnob],
 };
 
 /** The schema the later stages see: the linked tables, or every table without linking or after a fallback. */

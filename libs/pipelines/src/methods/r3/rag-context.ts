@@ -1,15 +1,18 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { DOCUMENT_BUILDER_VERSION, ragChunkDocuments, type Encoder, type RetrievalDocument } from '@sqlsweep/retrieval';
-import type { ComputeStage } from '../../stage-context';
+import { readKeyedFile } from '../../file-knobs';
+import type { FileKnob } from '../../pipeline';
+import type { ComputeStage, StageContext } from '../../stage-context';
+
+/** The corpus is a path knob; the planner hashes the file into `ragCorpusSha256`, which `r3.rag` reads. */
+export const ragCorpusKnob: FileKnob = { knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus' };
 
 export interface RagChunk { id: string; text: string; score: number }
 
 /** Output of `r3.rag`: the chunks for the item's question, best first. */
 export interface RagContext {
   chunks: RagChunk[];
-  /** content hash of the corpus the chunks came from (the knob is a path; this records what it held) */
+  /** SHA-256 of the corpus the chunks came from (the one the stage was keyed on) */
   corpusSha256: string;
   metrics: Record<string, number>;
 }
@@ -17,21 +20,20 @@ export interface RagContext {
 interface ChunkedCorpus { sha256: string; documents: RetrievalDocument[] }
 const chunked = new Map<string, ChunkedCorpus>();
 
-/** Reads and chunks the corpus once per (file content, chunk size, encoder) per process. */
-function chunkCorpus(path: string, chunkTokens: number, encoder: Encoder): ChunkedCorpus {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new Error(`r3.rag: cannot read the RAG corpus (knob ragCorpus) at ${path}: ${(e as Error).message}`);
-  }
-  const sha256 = createHash('sha256').update(text).digest('hex');
-  const cacheKey = `${sha256}:${chunkTokens}:${encoder.fingerprint}`;
+/**
+ * Reads the corpus the stage was keyed on, and chunks it once per (file content, file name, chunk size, encoder) per
+ * process: chunk ids carry the file name.
+ */
+function chunkCorpus(ctx: StageContext, chunkTokens: number, encoder: Encoder): ChunkedCorpus {
+  const file = readKeyedFile('r3.rag', ragCorpusKnob, ctx.params);
+  const sourceId = basename(file.path);
+  const cacheKey = `${file.sha256}:${sourceId}:${chunkTokens}:${encoder.fingerprint}`;
   let corpus = chunked.get(cacheKey);
   if (!corpus) {
-    const documents = ragChunkDocuments([{ sourceId: basename(path), text }], (t) => encoder.countTokens(t), chunkTokens);
-    if (documents.length === 0) throw new Error(`r3.rag: the RAG corpus (knob ragCorpus) at ${path} holds no text`);
-    corpus = { sha256, documents };
+    const text = file.bytes.toString('utf8');
+    const documents = ragChunkDocuments([{ sourceId, text }], (t) => encoder.countTokens(t), chunkTokens);
+    if (documents.length === 0) throw new Error(`r3.rag: the RAG corpus (knob ragCorpus) at ${file.path} holds no text`);
+    corpus = { sha256: file.sha256, documents };
     chunked.set(cacheKey, corpus);
   }
   return corpus;
@@ -49,10 +51,9 @@ export function ragTopK(budgetTokens: number, chunkTokens: number): number {
 export const r3RagStage: ComputeStage = {
   kind: 'compute',
   run: async (ctx) => {
-    const path = resolve(String(ctx.params.ragCorpus));
     const chunkTokens = Number(ctx.params.ragChunkTokens);
     const encoder = await ctx.services.retrieval.encoder();
-    const corpus = chunkCorpus(path, chunkTokens, encoder);
+    const corpus = chunkCorpus(ctx, chunkTokens, encoder);
     const index = await ctx.services.retrieval.index({
       datasetVersion: `corpus:${corpus.sha256}:${chunkTokens}`, dbId: null, kind: 'rag-chunk', builderVersion: DOCUMENT_BUILDER_VERSION, documents: corpus.documents,
     });

@@ -87,15 +87,18 @@ const preselectPrompt = (ctx: EstimateContext): LlmCall => llmCall(ctx, template
   schema: renderSchemaLines(ctx.schema), evidence_line: evidenceLine(ctx), question: ctx.item.question,
 }, 30);
 
+/** The selector has nothing to prune in a schema at or below `preselectAboveColumns` columns. */
+const smallSchema = (ctx: EstimateContext): boolean => countColumns(ctx.schema) <= Number(ctx.params.preselectAboveColumns);
+
 /** MAC-SQL-style selector; a schema at or below `preselectAboveColumns` columns passes through without a call. */
 export const preselectStage: LlmStage = {
   kind: 'llm',
   skip: (ctx) => {
-    const columns = countColumns(ctx.schema);
-    if (columns > Number(ctx.params.preselectAboveColumns)) return undefined;
-    const output: PreselectOutput = { tables: ctx.schema.tables.map((t) => t.name), pruned: false, metrics: { 'prefilter.columns': columns } };
+    if (!smallSchema(ctx)) return undefined;
+    const output: PreselectOutput = { tables: ctx.schema.tables.map((t) => t.name), pruned: false, metrics: { 'prefilter.columns': countColumns(ctx.schema) } };
     return { output };
   },
+  skipsFor: smallSchema,
   prompt: preselectPrompt,
   estimate: preselectPrompt,
   parse: (response, ctx): PreselectOutput => {
@@ -245,7 +248,10 @@ function selectValues(ctx: EstimateContext, k: number, sources: ReadonlyArray<{ 
   };
 }
 
-/** SS-QE line 14: the LLM picks the k candidates closest in question phrasing; skipped when there is no choice. */
+/**
+ * SS-QE line 14: the LLM picks the k candidates closest in question phrasing; skipped when there is no choice. Fixed
+ * and DAIL shots never leave one (known before the run); SS-QE leaves none when it found at most k candidates.
+ */
 export const selectShotsStage: LlmStage = {
   kind: 'llm',
   skip: (ctx) => {
@@ -254,6 +260,8 @@ export const selectShotsStage: LlmStage = {
     const output: ShotsOutput = { examples: c.examples.slice(0, c.k), chosenBy: 'all-candidates' };
     return { output };
   },
+  // shotSelection is the candidates stage's parameter, in this stage's plan-time parameters through that input.
+  skipsFor: (ctx) => ctx.params.shotSelection === 'fixed' || ctx.params.shotSelection === 'dail',
   prompt: (ctx) => {
     const c = input<CandidatesOutput>(ctx, 'candidates')!;
     return llmCall(ctx, templates.selectShots, selectValues(ctx, c.k, c.examples), 20);

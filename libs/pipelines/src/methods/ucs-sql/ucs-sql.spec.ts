@@ -5,7 +5,7 @@ import type { LlmResponse } from '@sqlsweep/llm';
 import { ensureBundledEncoderForTests, openEncoder, type Encoder } from '@sqlsweep/retrieval';
 import { pipelines, stageImplementations } from '../../registry';
 import { questionSkeleton } from '../../similarity';
-import { keyItemStages } from '../../stage-keys';
+import { keyItemStages, VariantKeyer } from '../../stage-keys';
 import type { ComputeStage, LlmStage, StageContext, StageItem } from '../../stage-context';
 import { zeroShotPipeline } from '../zero-shot';
 import { dailSelection, multisetJaccard } from './dail';
@@ -293,6 +293,26 @@ describe('ucs-sql stages on minibench dev-15', () => {
     expect(llm('ucs-sql.select-shots').skip!(ctx({ candidates }))).toBeUndefined();
     expect(llm('ucs-sql.select-shots').skip!(ctx({ candidates: { ...candidates, selection: 'fixed' } }))?.output).toEqual({ examples: [shot], chosenBy: 'all-candidates' });
     expect(llm('ucs-sql.select-shots').skip!(ctx({ candidates: { ...candidates, selection: 'dail' } }))?.output).toEqual({ examples: [shot], chosenBy: 'all-candidates' });
+  });
+
+  it('knows before the run that fixed and DAIL shots, and a small schema, leave nothing to ask; SS-QE shots may', () => {
+    const planTime = (grid: string, stage: string) => ({
+      item, schema, params: { ...new VariantKeyer(ucsSqlPipeline, variants(grid)[0], { datasetVersion: 'd' }).planTimeParams(stage) },
+    });
+    expect(llm('ucs-sql.select-shots').skipsFor!(planTime('{ shots: [2], shotSelection: [fixed] }', 'ucs-sql.select-shots'))).toBe(true);
+    expect(llm('ucs-sql.select-shots').skipsFor!(planTime('{ shots: [2], shotSelection: [dail] }', 'ucs-sql.select-shots'))).toBe(true);
+    expect(llm('ucs-sql.select-shots').skipsFor!(planTime('{ shots: [2], shotSelection: [ss-qe] }', 'ucs-sql.select-shots'))).toBe(false);
+    const columns = schema.tables.reduce((n, t) => n + t.columns.length, 0);
+    expect(llm('ucs-sql.preselect').skipsFor!(planTime(`{ preselectAboveColumns: [${columns}] }`, 'ucs-sql.preselect'))).toBe(true);
+    expect(llm('ucs-sql.preselect').skipsFor!(planTime(`{ preselectAboveColumns: [${columns - 1}] }`, 'ucs-sql.preselect'))).toBe(false);
+  });
+
+  it('estimates the SS-QE shot choice among 2k candidates from the parameters the planner gives it', () => {
+    const keyer = new VariantKeyer(ucsSqlPipeline, variants('{ shots: [3] }')[0], { datasetVersion: 'd' });
+    const estimate = llm('ucs-sql.select-shots').estimate!({ item, schema, params: { ...keyer.planTimeParams('ucs-sql.select-shots') } });
+    const prompt = estimate.messages.map((m) => m.content).join('\n');
+    expect(prompt.match(/^train-\d+: /gm)).toHaveLength(6);
+    expect(prompt).not.toContain('NaN');
   });
 
   it('parses the shot choice, falling back to the first k candidates', () => {
