@@ -1,16 +1,13 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
 import type { Page } from 'playwright-core';
-import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 // nx-ignore-next-line
 import { buildDashboard } from '../apps/dashboard/build';
-// nx-ignore-next-line
-import { createOrchestratorApp } from '../apps/orchestrator/src/app';
 import { launchBrowser, screenshot, type Browser } from './support/browser';
-import { repoRoot, runCli, startSimulator, startWorkers, waitFor, type Proc } from './support/e2e';
+import { runIdOf } from './support/cli-output';
+import { repoRoot, waitFor } from './support/e2e';
+import { startE2eStack, type E2eStack } from './support/e2e-stack';
+import { startOrchestrator, type Orchestrator } from './support/orchestrator';
 
 jest.setTimeout(600_000);
 
@@ -18,39 +15,25 @@ const token = 'dashboard-e2e-token-0123456789';
 
 /** The dashboard in Chromium against a real orchestrator over a finished demo sweep; every figure checked against Postgres. */
 describe('dashboard in a browser over a finished demo sweep', () => {
-  let t: TestDatabase;
-  let sim: Proc & { url: string };
-  let workers: Proc[] = [];
-  let app: INestApplication | undefined;
+  let e2e: E2eStack;
+  let orchestrator: Orchestrator | undefined;
   let browser: Browser | undefined;
   let page: Page;
   let url: string;
   let runId: string;
-  let env: NodeJS.ProcessEnv;
-  const prefix = testQueuePrefix();
   const runIds: string[] = [];
 
   beforeAll(async () => {
-    const [db, simulator] = await Promise.all([createTestDatabase(), startSimulator()]);
-    t = db;
-    sim = simulator;
-    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-dash-')) };
-    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
-    expect(added.code).toBe(0);
-    workers = startWorkers(2, env);
-    const run = await runCli(['run', 'test/fixtures/zero-shot-sweep.yaml', '--workers', '0', '--no-progress'], env);
+    e2e = await startE2eStack({ workers: 2 });
+    const run = await e2e.runSweep('test/fixtures/zero-shot-sweep.yaml');
     expect(run.code).toBe(0);
-    runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1];
+    runId = runIdOf(run.stdout);
     runIds.push(runId);
-    await Promise.all(workers.map((w) => w.stop()));
-    workers = [];
+    await e2e.stopWorkers();
 
     await buildDashboard();
-    app = await createOrchestratorApp(parseEnv(appEnvSchemas.orchestrator, {
-      DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0', SQLSWEEP_API_TOKEN: token,
-    }), { SQLSWEEP_LLM_SIM_URL: sim.url });
-    await app.listen(0, '127.0.0.1');
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    orchestrator = await startOrchestrator(e2e, token);
+    url = orchestrator.url;
 
     browser = await launchBrowser();
     page = browser.page;
@@ -60,10 +43,8 @@ describe('dashboard in a browser over a finished demo sweep', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.stop();
-    await t?.drop();
+    await orchestrator?.app.close();
+    await e2e?.stop();
   });
 
   const text = async (selector: string) => (await page.locator(selector).first().textContent())?.trim() ?? '';
@@ -71,7 +52,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
   const count = (s: string) => Number(s.replace(/,/g, ''));
 
   async function itemResults() {
-    return t.db.selectFrom('item_results').select(['variant_id', 'item_id', 'correct', 'errored', 'difficulty', 'predicted_sql', 'simulated'])
+    return e2e.db.selectFrom('item_results').select(['variant_id', 'item_id', 'correct', 'errored', 'difficulty', 'predicted_sql', 'simulated'])
       .where('run_id', '=', runId).execute();
   }
 
@@ -89,7 +70,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     await page.goto(`${url}/#/runs/${runId}`);
     await page.locator('[data-testid=leaderboard-row]').nth(1).waitFor();
     await page.locator('[data-testid=scatter-point]').first().waitFor();
-    const summaries = await t.db.selectFrom('run_summaries').selectAll().where('run_id', '=', runId).execute();
+    const summaries = await e2e.db.selectFrom('run_summaries').selectAll().where('run_id', '=', runId).execute();
     const results = await itemResults();
     expect(summaries).toHaveLength(2);
     const rows = page.locator('[data-testid=leaderboard-row]');
@@ -170,13 +151,13 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     const itemId = await text('[data-testid=item-id]');
     expect(itemId).not.toBe('');
 
-    const item = await t.db.selectFrom('dataset_items as i').innerJoin('runs', 'runs.dataset_version_id', 'i.version_id')
+    const item = await e2e.db.selectFrom('dataset_items as i').innerJoin('runs', 'runs.dataset_version_id', 'i.version_id')
       .select(['i.question', 'i.gold_sql']).where('runs.id', '=', runId).where('i.item_id', '=', itemId).executeTakeFirstOrThrow();
     expect(await text('[data-testid=question]')).toBe(item.question.trim());
     expect(await text('[data-testid=gold-sql]')).toBe(item.gold_sql.trim());
 
     const results = (await itemResults()).filter((r) => r.item_id === itemId);
-    const stages = await t.db.selectFrom('run_stages as s').innerJoin('stage_results as r', 'r.stage_key', 's.stage_key')
+    const stages = await e2e.db.selectFrom('run_stages as s').innerJoin('stage_results as r', 'r.stage_key', 's.stage_key')
       .select(['s.variant_id', 's.stage', 'r.trace']).where('s.run_id', '=', runId).where('s.item_id', '=', itemId).execute();
     const cards = page.locator('[data-testid=item-variant]');
     expect(await cards.count()).toBe(2);
@@ -198,7 +179,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
       }
       expect(await card.locator('[data-testid=simulated-badge]').first().isVisible()).toBe(true);
       // Result tables, executed by the API: the row counts agree with what the evaluate stage stored.
-      const evaluate = await t.db.selectFrom('run_stages as s').innerJoin('stage_results as r', 'r.stage_key', 's.stage_key').select('r.output')
+      const evaluate = await e2e.db.selectFrom('run_stages as s').innerJoin('stage_results as r', 'r.stage_key', 's.stage_key').select('r.output')
         .where('s.run_id', '=', runId).where('s.variant_id', '=', variantId).where('s.item_id', '=', itemId).where('s.is_final', '=', true).executeTakeFirstOrThrow();
       const predicted = (evaluate.output as { predicted: { status: string; rows?: number } }).predicted;
       const table = card.locator('[data-testid=predicted-table]');
@@ -225,7 +206,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     const row = page.locator(`[data-testid=run-row][data-run-id="${liveRunId}"]`);
     await row.locator('[data-testid=stage-progress]').first().waitFor();
     expect(await row.locator('.status').textContent()).toBe('running');
-    const planned = await t.db.selectFrom('run_stages').select(['stage', (eb) => eb.fn.count<string>('stage_key').distinct().as('n')])
+    const planned = await e2e.db.selectFrom('run_stages').select(['stage', (eb) => eb.fn.count<string>('stage_key').distinct().as('n')])
       .where('run_id', '=', liveRunId).groupBy('stage').execute();
     const shown = async () => Object.fromEntries(await row.locator('[data-testid=stage-progress]').evaluateAll((els) =>
       els.map((e) => [e.getAttribute('data-stage'), e.querySelector('.progress-count')?.textContent ?? ''])));
@@ -236,12 +217,12 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     expect(await row.locator('[data-testid=cost-so-far]').textContent()).toMatch(/^cost so far \$\d/);
     await screenshot(page, '5-live-before-workers');
 
-    workers = startWorkers(2, env);
+    e2e.startWorkers(2);
     // The page polls the API: the same row moves on without a reload, until it shows the run finished.
     await waitFor('the live row to show progress', async () => ((await shown())['zero-shot.generate'] ?? '').match(/^([1-9]\d*)\//) ? true : undefined, 120_000, 200);
     await screenshot(page, '6-live-progress');
     await row.locator('.status', { hasText: 'done' }).waitFor({ timeout: 180_000 });
-    const finished = await t.db.selectFrom('runs').select('status').where('id', '=', liveRunId).executeTakeFirstOrThrow();
+    const finished = await e2e.db.selectFrom('runs').select('status').where('id', '=', liveRunId).executeTakeFirstOrThrow();
     expect(finished.status).toBe('done');
     await screenshot(page, '7-live-done');
   });
@@ -251,9 +232,9 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     // This orchestrator runs no schedules file: the trend is the sweep's, each run compared with the one before.
     await page.locator('[data-testid=trend-row]').nth(3).waitFor();
     await page.locator('[data-testid=line-plot]').waitFor();
-    const variants = await t.db.selectFrom('variants').select(['id', 'run_id', 'variant_key']).where('run_id', 'in', runIds).execute();
-    const results = await t.db.selectFrom('item_results').select(['run_id', 'variant_id', 'item_id', 'correct']).where('run_id', 'in', runIds).execute();
-    const summaries = await t.db.selectFrom('run_summaries').select(['variant_id', 'ex']).where('run_id', 'in', runIds).execute();
+    const variants = await e2e.db.selectFrom('variants').select(['id', 'run_id', 'variant_key']).where('run_id', 'in', runIds).execute();
+    const results = await e2e.db.selectFrom('item_results').select(['run_id', 'variant_id', 'item_id', 'correct']).where('run_id', 'in', runIds).execute();
+    const summaries = await e2e.db.selectFrom('run_summaries').select(['variant_id', 'ex']).where('run_id', 'in', runIds).execute();
     expect(await page.locator('[data-testid=trend-row]').count()).toBe(variants.length);
     const [firstRun, laterRun] = runIds;
     const expectedRegressions: string[] = [];

@@ -1,14 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
-import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 import { mcnemar, pairedBootstrap } from '@sqlsweep/orchestration';
 import { readSpiderPredictions } from '@sqlsweep/sql-sandbox';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import { runEval } from '../apps/cli/src/commands/eval';
-import { createOrchestratorApp } from '../apps/orchestrator/src/app';
-import { repoRoot, runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
+import { runIdOf } from './support/cli-output';
+import { repoRoot } from './support/e2e';
+import { startE2eStack, type E2eStack } from './support/e2e-stack';
+import { startOrchestrator, type Orchestrator } from './support/orchestrator';
 
 jest.setTimeout(400_000);
 
@@ -18,14 +15,11 @@ jest.setTimeout(400_000);
  */
 describe('orchestrator API over a finished demo sweep', () => {
   const token = 'export-eval-token-0123456789';
-  let t: TestDatabase;
-  let sim: Proc & { url: string };
-  let workers: Proc[] = [];
-  let app: INestApplication;
+  let e2e: E2eStack;
+  let orchestrator: Orchestrator | undefined;
   let url: string;
   let runId: string;
   let variants: Array<{ id: string; label: string; model: string }>;
-  const prefix = testQueuePrefix();
 
   // Response bodies are checked field by field against Postgres, so they are read loosely typed.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -36,32 +30,22 @@ describe('orchestrator API over a finished demo sweep', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    sim = await startSimulator();
-    const env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-export-')) };
-    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
-    expect(added.code).toBe(0);
-    workers = startWorkers(2, env);
-    const run = await runCli(['run', 'test/fixtures/zero-shot-sweep.yaml', '--workers', '0', '--no-progress'], env, 330_000); // the machine is shared: allow for load
+    e2e = await startE2eStack({ workers: 2 });
+    const run = await e2e.runSweep('test/fixtures/zero-shot-sweep.yaml', 330_000); // the machine is shared: allow for load
     expect(run.code).toBe(0);
-    runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1];
-    variants = await t.db.selectFrom('variants').select(['id', 'label', 'model']).where('run_id', '=', runId).orderBy('position').execute();
-    app = await createOrchestratorApp(parseEnv(appEnvSchemas.orchestrator, {
-      DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0', SQLSWEEP_API_TOKEN: token,
-    }), { SQLSWEEP_LLM_SIM_URL: sim.url });
-    await app.listen(0, '127.0.0.1');
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    runId = runIdOf(run.stdout);
+    variants = await e2e.db.selectFrom('variants').select(['id', 'label', 'model']).where('run_id', '=', runId).orderBy('position').execute();
+    orchestrator = await startOrchestrator(e2e, token);
+    url = orchestrator.url;
   });
 
   afterAll(async () => {
-    await app?.close();
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.stop();
-    await t?.drop();
+    await orchestrator?.app.close();
+    await e2e?.stop();
   });
 
   async function storedResults() {
-    return t.db.selectFrom('item_results as r').innerJoin('runs', 'runs.id', 'r.run_id')
+    return e2e.db.selectFrom('item_results as r').innerJoin('runs', 'runs.id', 'r.run_id')
       .innerJoin('dataset_items as i', (j) => j.onRef('i.version_id', '=', 'runs.dataset_version_id').onRef('i.item_id', '=', 'r.item_id'))
       .select(['r.variant_id', 'r.item_id', 'r.correct', 'r.predicted_sql', 'r.cost_usd', 'r.difficulty', 'i.position', 'i.db_id', 'i.gold_sql'])
       .where('r.run_id', '=', runId).orderBy('i.position').execute();
@@ -71,8 +55,8 @@ describe('orchestrator API over a finished demo sweep', () => {
     const detail = await getJson(`/api/runs/${runId}`);
     expect(detail.run).toEqual(expect.objectContaining({ id: runId, status: 'done', sweepName: 'zero-shot-demo', simulated: true, itemCount: 60, variantCount: 2 }));
     expect(detail).toEqual(expect.objectContaining({ itemsDone: 120, itemsPlanned: 120, etaSeconds: null }));
-    const summaries = await t.db.selectFrom('run_summaries').selectAll().where('run_id', '=', runId).execute();
-    const spent = await t.db.selectFrom('stage_results').select((e) => e.fn.sum<number>('cost_usd').as('c')).where('run_id', '=', runId).executeTakeFirstOrThrow();
+    const summaries = await e2e.db.selectFrom('run_summaries').selectAll().where('run_id', '=', runId).execute();
+    const spent = await e2e.db.selectFrom('stage_results').select((e) => e.fn.sum<number>('cost_usd').as('c')).where('run_id', '=', runId).executeTakeFirstOrThrow();
     expect(detail.costSoFarUsd).toBeCloseTo(Number(spent.c), 9);
     expect(detail.costSoFarUsd).toBeGreaterThan(0);
     expect(detail.leaderboard).toHaveLength(2);
@@ -167,25 +151,20 @@ describe('orchestrator API over a finished demo sweep', () => {
 
   it('exports BIRD predictions that sqlsweep eval scores identically to the stored results, and Spider/CSV/JSONL of the same rows', async () => {
     const stored = await storedResults();
-    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-export-eval-'));
     for (const v of variants) {
       const mine = stored.filter((r) => r.variant_id === v.id);
       const bird = await fetch(`${url}/api/runs/${runId}/export?format=bird&variantId=${v.id}`);
       expect(bird.headers.get('content-disposition')).toMatch(/attachment/);
-      const predFile = join(dir, `${v.id}.json`);
-      writeFileSync(predFile, await bird.text());
-      const goldFile = join(dir, `${v.id}_gold.sql`);
-      writeFileSync(goldFile, mine.map((r) => `${r.gold_sql.replace(/\s+/g, ' ')}\t${r.db_id}\n`).join(''));
-      const questions = join(dir, `${v.id}_questions.json`);
-      writeFileSync(questions, JSON.stringify(mine.map((r) => ({ difficulty: r.difficulty }))));
+      const predFile = e2e.writeFile(`${v.id}.json`, await bird.text());
+      const goldFile = e2e.writeFile(`${v.id}_gold.sql`, mine.map((r) => `${r.gold_sql.replace(/\s+/g, ' ')}\t${r.db_id}\n`).join(''));
+      const questions = e2e.writeFile(`${v.id}_questions.json`, JSON.stringify(mine.map((r) => ({ difficulty: r.difficulty }))));
       // --db-dir as the official layout has it (<db>/<db>.sqlite): the registered dataset's own folder.
       const dbDir = join(repoRoot, 'data/minibench/dist/dev_databases');
       const summary = await runEval({ format: 'bird', dbDir, gold: goldFile, pred: predFile, metric: 'ex', questions, timeoutMs: 30_000, vesIterations: 1, workers: 2 });
       expect(summary.items.map((i) => i.exec === 1)).toEqual(mine.map((r) => r.correct));
 
       const spider = await (await fetch(`${url}/api/runs/${runId}/export?format=spider&variantId=${v.id}`)).text();
-      const spiderFile = join(dir, `${v.id}.sql`);
-      writeFileSync(spiderFile, spider);
+      const spiderFile = e2e.writeFile(`${v.id}.sql`, spider);
       expect(readSpiderPredictions(spiderFile)).toEqual(mine.map((r) => (r.predicted_sql ?? 'SELECT').replace(/[\t\r\n]+/g, ' ').trim() || 'SELECT'));
     }
     const jsonl = (await (await fetch(`${url}/api/runs/${runId}/export?format=jsonl`)).text()).trim().split('\n').map((l) => JSON.parse(l) as { itemId: string; variantId: string; correct: boolean; simulated: boolean });
@@ -198,7 +177,7 @@ describe('orchestrator API over a finished demo sweep', () => {
 
   it('exposes Prometheus metrics that add up to what Postgres stores', async () => {
     const text = await (await fetch(`${url}/metrics`)).text();
-    const stages = await t.db.selectFrom('stage_results').select(['stage']).execute();
+    const stages = await e2e.db.selectFrom('stage_results').select(['stage']).execute();
     for (const stage of new Set(stages.map((s) => s.stage))) {
       const n = stages.filter((s) => s.stage === stage).length;
       expect(text).toContain(`sqlsweep_stage_results{stage="${stage}"} ${n}`);

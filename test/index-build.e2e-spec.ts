@@ -1,31 +1,26 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { runCli } from './support/e2e';
+import { startE2eStack, type E2eStack } from './support/e2e-stack';
 
 jest.setTimeout(300_000);
 
 describe('sqlsweep index build: schema indexes built by retrieval workers as jobs', () => {
-  let t: TestDatabase;
-  let env: NodeJS.ProcessEnv;
+  let e2e: E2eStack;
+  let indexDir: string;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    const dataDir = mkdtempSync(join(tmpdir(), 'sqlsweep-index-'));
-    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: testQueuePrefix(), SQLSWEEP_DATA_DIR: dataDir };
-    expect((await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env)).code).toBe(0);
+    e2e = await startE2eStack({ simulator: false });
+    indexDir = join(e2e.dataDir, 'indexes');
   });
-  afterAll(async () => t?.drop());
+  afterAll(() => e2e?.stop());
 
   it('builds a table and a column index per database once, then lists them', async () => {
-    const built = await runCli(['index', 'build', 'minibench'], env);
+    const built = await e2e.cli(['index', 'build', 'minibench']);
     expect(built.stderr).toBe('');
     expect(built.code).toBe(0);
     expect(built.stdout).toMatch(/8 index jobs for minibench@[0-9a-f]{12} \(4 databases x table, column\)/);
     expect(built.stdout).toMatch(/built 8\/8/);
 
-    const status = await runCli(['index', 'status', '--dir', join(env.SQLSWEEP_DATA_DIR!, 'indexes'), '--json'], env);
+    const status = await e2e.cli(['index', 'status', '--dir', indexDir, '--json']);
     expect(status.code).toBe(0);
     const listing = JSON.parse(status.stdout) as { indexes: Array<{ kind: string; dbId: string; documents: number }> };
     expect(listing.indexes).toHaveLength(8);
@@ -34,9 +29,9 @@ describe('sqlsweep index build: schema indexes built by retrieval workers as job
     expect(flights.find((i) => i.kind === 'table')!.documents).toBe(8);
 
     // The same jobs again: the ids exist, nothing is rebuilt, the listing is unchanged.
-    const again = await runCli(['index', 'build', 'minibench'], env);
+    const again = await e2e.cli(['index', 'build', 'minibench']);
     expect(again.code).toBe(0);
-    const status2 = await runCli(['index', 'status', '--dir', join(env.SQLSWEEP_DATA_DIR!, 'indexes'), '--json'], env);
+    const status2 = await e2e.cli(['index', 'status', '--dir', indexDir, '--json']);
     expect(JSON.parse(status2.stdout).indexes).toHaveLength(8);
   });
 });

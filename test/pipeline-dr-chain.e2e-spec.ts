@@ -1,27 +1,17 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
+import { dryRunTotals, runIdOf } from './support/cli-output';
+import { startE2eStack, type E2eStack } from './support/e2e-stack';
+import { runRow } from './support/stored-results';
 
 // The offline repository alone is 483 stage jobs; on 2 cores shared with other suites this can take minutes.
 jest.setTimeout(1_000_000);
 
 describe('DR-Chain end to end on minibench dev through real workers and the simulator', () => {
-  let t: TestDatabase;
-  let sim: Proc & { url: string };
-  let workers: Proc[] = [];
-  let env: NodeJS.ProcessEnv;
+  let e2e: E2eStack;
   let config: string;
-  const prefix = testQueuePrefix();
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    sim = await startSimulator();
-    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-dr-chain-e2e-'));
-    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: dir };
-    config = join(dir, 'dr-chain.yaml');
-    writeFileSync(config, [
+    e2e = await startE2eStack({ workers: 2 });
+    config = e2e.writeFile('dr-chain.yaml', [
       'name: dr-chain-e2e',
       'dataset: minibench',
       'split: dev',
@@ -35,23 +25,8 @@ describe('DR-Chain end to end on minibench dev through real workers and the simu
       'seed: 7',
       '',
     ].join('\n'));
-    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
-    expect(added.code).toBe(0);
-    workers = startWorkers(2, env);
   });
-
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.stop();
-    await t?.drop();
-  });
-
-  /** `total  <jobs needed>  <reused>  <LLM calls> ...` from the dry-run's stage table. */
-  function dryRunTotals(stdout: string): { needed: number; reused: number; llmCalls: number } {
-    const m = /^total\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(stdout);
-    if (!m) throw new Error(`no total line in the dry-run output:\n${stdout}`);
-    return { needed: Number(m[1]), reused: Number(m[2]), llmCalls: Number(m[3]) };
-  }
+  afterAll(() => e2e?.stop());
 
   // Counted by hand from the method: offline, 161 simplifications (simplifying variant) and 161 repository entries
   // per variant; per item, the shared gold, then simplify, skeletons, retrieve, generate, 2 x (feedback, explain,
@@ -62,19 +37,19 @@ describe('DR-Chain end to end on minibench dev through real workers and the simu
   const expectedLlmCalls = TRAIN + ITEMS * ((1 + 1 + 2 + 2) + (1 + 2 + 2));
 
   it('gives every item of both variants a result, with stage traces, demonstrations and revision metrics; a rerun reuses all', async () => {
-    const dry = await runCli(['run', config, '--dry-run'], env);
+    const dry = await e2e.cli(['run', config, '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dryRunTotals(dry.stdout)).toEqual({ needed: expectedJobs, reused: 0, llmCalls: expectedLlmCalls });
+    expect(dryRunTotals(dry.stdout)).toMatchObject({ needed: expectedJobs, reused: 0, llmCalls: expectedLlmCalls });
 
-    const run = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 900_000);
+    const run = await e2e.runSweep(config, 900_000);
     expect(run.code).toBe(0);
-    const runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1]!;
-    const firstRun = await t.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+    const runId = runIdOf(run.stdout);
+    const firstRun = await runRow(e2e.db, runId);
     expect(firstRun).toMatchObject({ status: 'done', stage_jobs: expectedJobs, reused_stages: 0 });
 
-    const variants = await t.db.selectFrom('variants').select(['id', 'label']).where('run_id', '=', runId).execute();
+    const variants = await e2e.db.selectFrom('variants').select(['id', 'label']).where('run_id', '=', runId).execute();
     expect(variants).toHaveLength(2);
-    const results = await t.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
+    const results = await e2e.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
     expect(results).toHaveLength(2 * ITEMS);
     expect(results.filter((r) => r.errored)).toEqual([]);
     for (const r of results) {
@@ -83,7 +58,7 @@ describe('DR-Chain end to end on minibench dev through real workers and the simu
       expect(r.metrics['retrieve.demonstrations']).toBe(8);
     }
 
-    const traced = async (stage: string) => t.db.selectFrom('stage_results').select(['stage', 'trace', 'output'])
+    const traced = async (stage: string) => e2e.db.selectFrom('stage_results').select(['stage', 'trace', 'output'])
       .where('stage', '=', stage).execute();
     // The repository: one simplification per training item (161), shared by the simplifying variant only.
     const trainSimplify = await traced('dr-chain.train-simplify');
@@ -112,9 +87,9 @@ describe('DR-Chain end to end on minibench dev through real workers and the simu
     expect(feedback2.length).toBeGreaterThan(0);
     expect(feedback2.some((r) => (r.output as { stopped: boolean }).stopped)).toBe(true);
 
-    const again = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 300_000);
+    const again = await e2e.runSweep(config, 300_000);
     expect(again.code).toBe(0);
-    const secondRun = await t.db.selectFrom('runs').selectAll().where('id', '=', /run ([0-9a-f-]{36}) created/.exec(again.stdout)![1]!).executeTakeFirstOrThrow();
+    const secondRun = await runRow(e2e.db, runIdOf(again.stdout));
     expect(secondRun).toMatchObject({ status: 'done', stage_jobs: 0, reused_stages: expectedJobs });
   });
 });

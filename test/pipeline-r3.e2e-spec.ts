@@ -1,31 +1,19 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ensureBundledEncoderForTests } from '@sqlsweep/retrieval';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
+import { dryRunTotals, runIdOf } from './support/cli-output';
+import { startE2eStack, type E2eStack } from './support/e2e-stack';
+import { runRow } from './support/stored-results';
 
 // Generous: on a loaded shared machine worker start-up alone has taken minutes.
 jest.setTimeout(900_000);
 
 /** R3's Table 3 variants and the two few-shot baselines, 10 minibench dev items, real workers and the simulator. */
 describe('R3 and the few-shot baselines end to end', () => {
-  let t: TestDatabase;
-  let sim: Proc & { url: string };
-  let workers: Proc[] = [];
-  let env: NodeJS.ProcessEnv;
+  let e2e: E2eStack;
   let configFile: string;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    sim = await startSimulator();
-    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-r3-e2e-'));
-    env = {
-      DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: testQueuePrefix(), SQLSWEEP_LLM_SIM_URL: sim.url,
-      SQLSWEEP_DATA_DIR: dir, SQLSWEEP_ENCODER_DIR: ensureBundledEncoderForTests(),
-    };
-    configFile = join(dir, 'r3-e2e.yaml');
-    writeFileSync(configFile, [
+    e2e = await startE2eStack({ workers: 2, env: { SQLSWEEP_ENCODER_DIR: ensureBundledEncoderForTests() } });
+    configFile = e2e.writeFile('r3-e2e.yaml', [
       'name: r3-e2e', 'dataset: minibench', 'split: dev', 'items: { limit: 10 }', 'models: [sim-strong]', 'pipelines:',
       '  - { pipeline: r3, label: r3-full }',
       '  - { pipeline: r3, label: r3-no-sl, grid: { schemaLinking: [false] } }',
@@ -35,24 +23,8 @@ describe('R3 and the few-shot baselines end to end', () => {
       '  - { pipeline: random-few-shot, grid: { shots: [3] } }',
       'seed: 7', '',
     ].join('\n'));
-    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
-    expect(added.stderr).toBe('');
-    expect(added.code).toBe(0);
-    workers = startWorkers(2, env);
   });
-
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.stop();
-    await t?.drop();
-  });
-
-  /** `total  <jobs needed>  <reused>  <LLM calls> <input tokens>` from the dry-run's stage table. */
-  function dryRunTotals(stdout: string): { needed: number; reused: number; llmCalls: number; inputTokens: number } {
-    const m = /^total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(stdout);
-    if (!m) throw new Error(`no total line in the dry-run output:\n${stdout}`);
-    return { needed: Number(m[1]), reused: Number(m[2]), llmCalls: Number(m[3]), inputTokens: Number(m[4]) };
-  }
+  afterAll(() => e2e?.stop());
 
   // Counted from the stage graphs, per item: gold 1, evaluate 6; r3.rag 1 (shared by full, no-sl, no-qd); r3.link 2
   // (full = no-qd, no-rag); r3.decompose 3 and r3.generate 3 (full, no-sl, no-rag); r3.generate-direct 1 (no-qd);
@@ -62,22 +34,22 @@ describe('R3 and the few-shot baselines end to end', () => {
   const expectedJobs = ITEMS * (1 + 6 + 1 + 2) + expectedLlmCalls;
 
   it('gives every item of every variant a result, with traces of every LLM stage and the per-stage metrics; a rerun reuses all', async () => {
-    const dry = await runCli(['run', configFile, '--dry-run'], env);
+    const dry = await e2e.cli(['run', configFile, '--dry-run']);
     expect(dry.code).toBe(0);
     const predicted = dryRunTotals(dry.stdout);
     expect(predicted).toMatchObject({ needed: expectedJobs, reused: 0, llmCalls: expectedLlmCalls });
     expect(predicted.inputTokens).toBeGreaterThan(expectedLlmCalls * 200);
 
-    const run = await runCli(['run', configFile, '--workers', '0', '--no-progress'], env, 600_000);
+    const run = await e2e.runSweep(configFile, 600_000);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1];
+    const runId = runIdOf(run.stdout);
 
-    expect(await t.db.selectFrom('stage_failures').select(['stage', 'error']).where('run_id', '=', runId).execute()).toEqual([]);
-    const variants = await t.db.selectFrom('variants').select(['id', 'label']).where('run_id', '=', runId).execute();
+    expect(await e2e.db.selectFrom('stage_failures').select(['stage', 'error']).where('run_id', '=', runId).execute()).toEqual([]);
+    const variants = await e2e.db.selectFrom('variants').select(['id', 'label']).where('run_id', '=', runId).execute();
     expect(variants).toHaveLength(6);
-    const results = await t.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
-    const dev = await t.db.selectFrom('dataset_items').select('item_id').where('split', '=', 'dev').orderBy('position').limit(10).execute();
+    const results = await e2e.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
+    const dev = await e2e.db.selectFrom('dataset_items').select('item_id').where('split', '=', 'dev').orderBy('position').limit(10).execute();
     for (const v of variants) {
       const mine = results.filter((r) => r.variant_id === v.id);
       expect(mine.map((r) => r.item_id).sort()).toEqual(dev.map((d) => d.item_id).sort());
@@ -92,7 +64,7 @@ describe('R3 and the few-shot baselines end to end', () => {
     // The strong simulated model answers most items right through every stage of the chain.
     expect(results.filter((r) => labelOf(r.variant_id).startsWith('r3-full') && r.correct).length).toBeGreaterThanOrEqual(6);
 
-    const stages = await t.db.selectFrom('run_stages as s').innerJoin('stage_results as r', 'r.stage_key', 's.stage_key')
+    const stages = await e2e.db.selectFrom('run_stages as s').innerJoin('stage_results as r', 'r.stage_key', 's.stage_key')
       .select(['s.stage', 's.stage_key', 'r.trace', 'r.output']).where('s.run_id', '=', runId).execute();
     const distinct = (stage: string) => new Map(stages.filter((s) => s.stage === stage).map((s) => [s.stage_key, s]));
     // One RAG retrieval per item shared by three variants; linking shared by full and no-qd (same prompt), not no-rag.
@@ -119,11 +91,11 @@ describe('R3 and the few-shot baselines end to end', () => {
     const randomShots = new Set([...distinct('random-few-shot.select').values()].map((s) => JSON.stringify((s.output as { shots: unknown }).shots)));
     expect(randomShots.size).toBeGreaterThan(1);
 
-    const firstRun = await t.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+    const firstRun = await runRow(e2e.db, runId);
     expect(firstRun).toMatchObject({ status: 'done', stage_jobs: expectedJobs, reused_stages: 0 });
-    const again = await runCli(['run', configFile, '--workers', '0', '--no-progress'], env);
+    const again = await e2e.runSweep(configFile);
     expect(again.code).toBe(0);
-    const secondRun = await t.db.selectFrom('runs').selectAll().where('id', '=', /run ([0-9a-f-]{36}) created/.exec(again.stdout)![1]).executeTakeFirstOrThrow();
+    const secondRun = await runRow(e2e.db, runIdOf(again.stdout));
     expect(secondRun).toMatchObject({ status: 'done', stage_jobs: 0, reused_stages: expectedJobs });
   });
 });

@@ -1,27 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
+import { runIdOf } from './support/cli-output';
+import { startE2eStack, type E2eStack } from './support/e2e-stack';
 
 jest.setTimeout(500_000);
 
 describe('RB-SQL end to end on minibench dev through real workers and the simulator', () => {
-  let t: TestDatabase;
-  let sim: Proc & { url: string };
-  let workers: Proc[] = [];
-  let env: NodeJS.ProcessEnv;
+  let e2e: E2eStack;
   let config: string;
-  const prefix = testQueuePrefix();
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    sim = await startSimulator();
-    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-rb-sql-e2e-'));
-    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: dir };
-    config = join(dir, 'rb-sql.yaml');
+    e2e = await startE2eStack({ workers: 2 });
     // The full method and its skeleton-organization ablation with random shots: every stage kind runs.
-    writeFileSync(config, [
+    config = e2e.writeFile('rb-sql.yaml', [
       'name: rb-sql-e2e',
       'dataset: minibench',
       'split: dev',
@@ -37,26 +26,18 @@ describe('RB-SQL end to end on minibench dev through real workers and the simula
       'seed: 7',
       '',
     ].join('\n'));
-    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
-    expect(added.code).toBe(0);
-    workers = startWorkers(2, env);
   });
-
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.stop();
-    await t?.drop();
-  });
+  afterAll(() => e2e?.stop());
 
   it('gives every item of both variants a result, with stage traces, linking metrics and shots', async () => {
-    const run = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 450_000);
+    const run = await e2e.runSweep(config, 450_000);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1]!;
+    const runId = runIdOf(run.stdout);
 
-    const variants = await t.db.selectFrom('variants').select(['id', 'label']).where('run_id', '=', runId).execute();
+    const variants = await e2e.db.selectFrom('variants').select(['id', 'label']).where('run_id', '=', runId).execute();
     expect(variants).toHaveLength(2);
-    const results = await t.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
+    const results = await e2e.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
     expect(results).toHaveLength(20);
     expect(results.filter((r) => r.errored)).toEqual([]);
     for (const r of results) {
@@ -69,7 +50,7 @@ describe('RB-SQL end to end on minibench dev through real workers and the simula
     const recall = results.reduce((s, r) => s + r.metrics['rb-sql.tables.recall'], 0) / results.length;
     expect(recall).toBeGreaterThan(0.5);
 
-    const stageRows = async (stage: string) => t.db.selectFrom('stage_results').select(['stage', 'trace', 'output']).where('stage', '=', stage).execute();
+    const stageRows = async (stage: string) => e2e.db.selectFrom('stage_results').select(['stage', 'trace', 'output']).where('stage', '=', stage).execute();
     // TR, CR and the skeleton retriever are shared by both variants: one per item each.
     expect(await stageRows('rb-sql.tables')).toHaveLength(10);
     expect(await stageRows('rb-sql.columns')).toHaveLength(10);

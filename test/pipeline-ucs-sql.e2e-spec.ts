@@ -1,28 +1,17 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
+import { runIdOf } from './support/cli-output';
+import { startE2eStack, type E2eStack } from './support/e2e-stack';
 
 jest.setTimeout(500_000);
 
 type Trace = { prompt: Array<{ role: string; content: string }>; response: string } | null;
 
 describe('UCS-SQL end to end on minibench dev through real workers and the simulator', () => {
-  let t: TestDatabase;
-  let sim: Proc & { url: string };
-  let workers: Proc[] = [];
-  let env: NodeJS.ProcessEnv;
+  let e2e: E2eStack;
   let config: string;
-  const prefix = testQueuePrefix();
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    sim = await startSimulator();
-    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-ucs-sql-e2e-'));
-    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: dir };
-    config = join(dir, 'ucs-sql.yaml');
-    writeFileSync(config, [
+    e2e = await startE2eStack({ workers: 2 });
+    config = e2e.writeFile('ucs-sql.yaml', [
       'name: ucs-sql-e2e',
       'dataset: minibench',
       'split: dev',
@@ -38,28 +27,20 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
       'seed: 7',
       '',
     ].join('\n'));
-    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
-    expect(added.code).toBe(0);
-    workers = startWorkers(2, env);
   });
+  afterAll(() => e2e?.stop());
 
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.stop();
-    await t?.drop();
-  });
-
-  const traced = async (stage: string) => t.db.selectFrom('stage_results').select(['stage', 'trace', 'output']).where('stage', '=', stage).execute();
+  const traced = async (stage: string) => e2e.db.selectFrom('stage_results').select(['stage', 'trace', 'output']).where('stage', '=', stage).execute();
 
   it('gives every item of every variant a result, with stage traces, linking metrics and memoized training extraction', async () => {
-    const run = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 450_000);
+    const run = await e2e.runSweep(config, 450_000);
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
-    const runId = /run ([0-9a-f-]{36}) created/.exec(run.stdout)![1]!;
+    const runId = runIdOf(run.stdout);
 
-    const variants = await t.db.selectFrom('variants').select(['id', 'label', 'pipeline']).where('run_id', '=', runId).execute();
+    const variants = await e2e.db.selectFrom('variants').select(['id', 'label', 'pipeline']).where('run_id', '=', runId).execute();
     expect(variants).toHaveLength(4);
-    const all = await t.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
+    const all = await e2e.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).execute();
     expect(all).toHaveLength(40);
     expect(all.filter((r) => r.errored)).toEqual([]);
     const ucsSqlVariants = new Set(variants.filter((v) => v.pipeline === 'ucs-sql').map((v) => v.id));
@@ -109,10 +90,10 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
     expect(questionLines.filter((n) => n === 3).length).toBeGreaterThanOrEqual(20); // every fixed-shot and DAIL item at least
 
     // Everything is stored under its key: the same sweep again issues no job.
-    const again = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 120_000);
+    const again = await e2e.runSweep(config, 120_000);
     expect(again.code).toBe(0);
-    const secondId = /run ([0-9a-f-]{36}) created/.exec(again.stdout)![1]!;
-    const second = await t.db.selectFrom('runs').select(['stage_jobs', 'reused_stages', 'status']).where('id', '=', secondId).executeTakeFirstOrThrow();
+    const secondId = runIdOf(again.stdout);
+    const second = await e2e.db.selectFrom('runs').select(['stage_jobs', 'reused_stages', 'status']).where('id', '=', secondId).executeTakeFirstOrThrow();
     // 483 training extractions + per item: 5 shared target stages, 5 per selection, the draft and zero-shot's evaluate.
     expect(second).toEqual({ stage_jobs: 0, reused_stages: 703, status: 'done' });
   });

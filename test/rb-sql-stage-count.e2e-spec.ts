@@ -1,8 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
+import { dryRunTotals, runIdOf } from './support/cli-output';
+import { startE2eStack, type E2eStack } from './support/e2e-stack';
+import { runRow, storedStageResults } from './support/stored-results';
 
 jest.setTimeout(600_000);
 
@@ -57,20 +55,12 @@ function expectedJobsPerItem(): { total: number; llm: number } {
 }
 
 describe('RB-SQL sweep θ × μ × shots: distinct stage jobs, reuse, and the dry-run prediction', () => {
-  let t: TestDatabase;
-  let sim: Proc & { url: string };
-  let workers: Proc[] = [];
-  let env: NodeJS.ProcessEnv;
+  let e2e: E2eStack;
   let config: string;
-  const prefix = testQueuePrefix();
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    sim = await startSimulator();
-    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-rb-sql-count-'));
-    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: dir };
-    config = join(dir, 'rb-sql-grid.yaml');
-    writeFileSync(config, [
+    e2e = await startE2eStack({ workers: 2 });
+    config = e2e.writeFile('rb-sql-grid.yaml', [
       'name: rb-sql-stage-count',
       'dataset: minibench',
       'split: dev',
@@ -82,25 +72,10 @@ describe('RB-SQL sweep θ × μ × shots: distinct stage jobs, reuse, and the dr
       'seed: 3',
       '',
     ].join('\n'));
-    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
-    expect(added.code).toBe(0);
-    workers = startWorkers(2, env);
   });
+  afterAll(() => e2e?.stop());
 
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.stop();
-    await t?.drop();
-  });
-
-  /** `total  <jobs needed>  <reused>  <LLM calls> ...` from the dry-run's stage table. */
-  function dryRunTotals(stdout: string): { needed: number; reused: number; llmCalls: number } {
-    const m = /^total\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(stdout);
-    if (!m) throw new Error(`no total line in the dry-run output:\n${stdout}`);
-    return { needed: Number(m[1]), reused: Number(m[2]), llmCalls: Number(m[3]) };
-  }
-
-  const storedResults = async () => Number((await t.db.selectFrom('stage_results').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const storedResults = () => storedStageResults(e2e.db);
 
   it('issues exactly the jobs the stage keys imply, then none; --dry-run predicts both', async () => {
     const perItem = expectedJobsPerItem();
@@ -108,7 +83,7 @@ describe('RB-SQL sweep θ × μ × shots: distinct stage jobs, reuse, and the dr
     expect(perItem.total).toBe(1 + 3 + 9 + 3 + 9 + 36 * (2 + 2 * ROUNDS));
     const expected = perItem.total * ITEMS;
 
-    const dry = await runCli(['run', config, '--dry-run'], env);
+    const dry = await e2e.cli(['run', config, '--dry-run']);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/5 items x 36 variants/);
     const predicted = dryRunTotals(dry.stdout);
@@ -118,23 +93,22 @@ describe('RB-SQL sweep θ × μ × shots: distinct stage jobs, reuse, and the dr
     expect(predicted.llmCalls).toBe(perItem.llm * ITEMS);
 
     const before = await storedResults();
-    const first = await runCli(['run', config, '--workers', '0', '--no-progress'], env, 560_000);
+    const first = await e2e.runSweep(config, 560_000);
     expect(first.code).toBe(0);
-    const firstId = /run ([0-9a-f-]{36}) created/.exec(first.stdout)![1]!;
-    const firstRun = await t.db.selectFrom('runs').selectAll().where('id', '=', firstId).executeTakeFirstOrThrow();
+    const firstId = runIdOf(first.stdout);
+    const firstRun = await runRow(e2e.db, firstId);
     expect(firstRun).toMatchObject({ status: 'done', stage_jobs: expected, reused_stages: 0 });
     expect(await storedResults()).toBe(before + expected);
-    const results = await t.db.selectFrom('item_results').select(['item_id', 'errored']).where('run_id', '=', firstId).execute();
+    const results = await e2e.db.selectFrom('item_results').select(['item_id', 'errored']).where('run_id', '=', firstId).execute();
     expect(results).toHaveLength(36 * ITEMS);
     expect(results.filter((r) => r.errored)).toEqual([]);
 
-    const dryAgain = dryRunTotals((await runCli(['run', config, '--dry-run'], env)).stdout);
+    const dryAgain = dryRunTotals((await e2e.cli(['run', config, '--dry-run'])).stdout);
     expect(dryAgain).toMatchObject({ needed: 0, reused: expected, llmCalls: 0 });
 
-    const second = await runCli(['run', config, '--workers', '0', '--no-progress'], env);
+    const second = await e2e.runSweep(config);
     expect(second.code).toBe(0);
-    const secondId = /run ([0-9a-f-]{36}) created/.exec(second.stdout)![1]!;
-    const secondRun = await t.db.selectFrom('runs').selectAll().where('id', '=', secondId).executeTakeFirstOrThrow();
+    const secondRun = await runRow(e2e.db, runIdOf(second.stdout));
     expect(secondRun).toMatchObject({ status: 'done', stage_jobs: 0, reused_stages: expected });
     expect(await storedResults()).toBe(before + expected);
   });

@@ -1,11 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { OrchestratorCore, ScheduleService, type RegressionAlertPayload } from '@sqlsweep/orchestration';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { repoRoot, runCli, startSimulator, startWorkers, waitFor, type Proc } from './support/e2e';
+import { repoRoot, waitFor } from './support/e2e';
+import { startE2eStack, type E2eStack } from './support/e2e-stack';
+import { runRow } from './support/stored-results';
 
 jest.setTimeout(400_000);
 
@@ -35,11 +34,7 @@ async function startReceiver(): Promise<{ url: string; bodies: unknown[]; refuse
 
 describe('a nightly schedule fired twice, the second night degraded', () => {
   const schedule = 'e2e-fast';
-  const prefix = testQueuePrefix();
-  let t: TestDatabase;
-  let sim: Proc & { url: string };
-  let workers: Proc[] = [];
-  let env: NodeJS.ProcessEnv;
+  let e2e: E2eStack;
   let core: OrchestratorCore;
   let service: ScheduleService;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -47,15 +42,10 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
   let schedulesEvents: QueueEvents;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
     receiver = await startReceiver();
-    sim = await startSimulator();
-    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-e2e-')) };
-    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
-    expect(added.code).toBe(0);
-    workers = startWorkers(2, env);
-    schedulesQueue = new Queue('schedules', { connection: { url: process.env.REDIS_URL }, prefix });
-    schedulesEvents = new QueueEvents('schedules', { connection: { url: process.env.REDIS_URL }, prefix });
+    e2e = await startE2eStack({ workers: 2 });
+    schedulesQueue = new Queue('schedules', { connection: { url: process.env.REDIS_URL }, prefix: e2e.prefix });
+    schedulesEvents = new QueueEvents('schedules', { connection: { url: process.env.REDIS_URL }, prefix: e2e.prefix });
     await schedulesEvents.waitUntilReady();
   });
 
@@ -65,14 +55,12 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
     await schedulesQueue?.obliterate({ force: true }).catch(() => undefined);
     await schedulesQueue?.close();
     await schedulesEvents?.close();
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.stop();
+    await e2e?.stop();
     await receiver?.close();
-    await t?.drop();
   });
 
   const fires = () => service.repository.firesOf(schedule);
-  const runOf = (id: string) => t.db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const runOf = (id: string) => runRow(e2e.db, id);
 
   /**
    * Lets the waiting fire through and holds the queue again the moment its job starts, so the next fire (already
@@ -90,18 +78,16 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
   }
 
   it('creates one nightly run per fire and delivers exactly one regression alert naming the changed stages, retrying a refused delivery', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-schedules-'));
-    const schedulesFile = join(dir, 'schedules.yaml');
-    writeFileSync(schedulesFile, [
+    const schedulesFile = e2e.writeFile('schedules.yaml', [
       `alerts:\n  webhookUrl: ${receiver.url}`,
       `schedules:\n  ${schedule}:\n    cron: "*/5 * * * * *"\n    timezone: UTC\n    sweep: test/fixtures/nightly-sweep.yaml`,
     ].join('\n'));
     core = new OrchestratorCore({
-      databaseUrl: t.url, redisUrl: process.env.REDIS_URL!, queuePrefix: prefix,
-      modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: sim.url },
+      databaseUrl: e2e.databaseUrl, redisUrl: process.env.REDIS_URL!, queuePrefix: e2e.prefix,
+      modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: e2e.sim.url },
     });
     core.startAdvancing();
-    service = new ScheduleService(core, { redisUrl: process.env.REDIS_URL!, queuePrefix: prefix, schedulesFile, baseDir: repoRoot, checkEveryMs: 300, resamples: 4000, alertRetryDelayMs: 500 });
+    service = new ScheduleService(core, { redisUrl: process.env.REDIS_URL!, queuePrefix: e2e.prefix, schedulesFile, baseDir: repoRoot, checkEveryMs: 300, resamples: 4000, alertRetryDelayMs: 500 });
 
     // Night 1 against the normal simulator.
     await schedulesQueue.pause();
@@ -112,11 +98,7 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
     expect(await service.repository.getCheck(first)).toMatchObject({ previousRunId: null, regressed: false });
 
     // The model gets worse overnight: the simulator comes back with a degraded config.
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim.stop();
-    sim = await startSimulator({ config: 'test/fixtures/llm-sim-degraded.yaml' });
-    env = { ...env, SQLSWEEP_LLM_SIM_URL: sim.url };
-    workers = startWorkers(2, env);
+    await e2e.restartSimulator({ config: 'test/fixtures/llm-sim-degraded.yaml' });
 
     const second = await letOneFireThrough(2);
     await waitFor('night 2 to finish', async () => ((await runOf(second)).status === 'done' ? true : undefined), 180_000);
@@ -143,7 +125,7 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
     expect(alert).toMatchObject({ type: 'regression', schedule, runId: second, previousRunId: first, regressed: true, simulated: true });
     expect(alert.variants).toHaveLength(1);
     const [v] = alert.variants;
-    const stored = await t.db.selectFrom('item_results').select(['run_id', 'correct']).where('run_id', 'in', [first, second]).execute();
+    const stored = await e2e.db.selectFrom('item_results').select(['run_id', 'correct']).where('run_id', 'in', [first, second]).execute();
     const ex = (runId: string) => (100 * stored.filter((r) => r.run_id === runId && r.correct).length) / 40;
     expect(v).toMatchObject({ pairedItems: 40, exPrevious: ex(first), exCurrent: ex(second), regressed: true });
     expect(v.delta).toBeCloseTo(ex(second) - ex(first), 10);

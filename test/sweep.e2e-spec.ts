@@ -1,42 +1,23 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { runIdOf } from './support/cli-output';
+import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { birdCorrect } from './support/independent-ex';
-import { runCli, startSimulator, startWorkers, type Proc } from './support/e2e';
+import { runRow, storedStageResults } from './support/stored-results';
 
 jest.setTimeout(400_000);
 
 const queues = ['stage-llm', 'stage-sql', 'stage-retrieval', 'advance'];
 
 describe('a sweep end to end: 2 variants x 60 minibench dev items', () => {
-  let t: TestDatabase;
-  let sim: Proc & { url: string };
-  let workers: Proc[] = [];
-  let env: NodeJS.ProcessEnv;
-  const prefix = testQueuePrefix();
+  let e2e: E2eStack;
 
-  beforeAll(async () => {
-    t = await createTestDatabase();
-    sim = await startSimulator();
-    env = { DATABASE_URL: t.url, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-e2e-')) };
-    const added = await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env);
-    expect(added.stderr).toBe('');
-    expect(added.code).toBe(0);
-    workers = startWorkers(2, env);
-  });
-
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.stop();
-    await t?.drop();
-  });
+  beforeAll(async () => { e2e = await startE2eStack({ workers: 2 }); });
+  afterAll(() => e2e?.stop());
 
   async function jobCounts(): Promise<number> {
     let total = 0;
     for (const name of queues) {
-      const q = new Queue(name, { connection: { url: process.env.REDIS_URL }, prefix });
+      const q = new Queue(name, { connection: { url: process.env.REDIS_URL }, prefix: e2e.prefix });
       const c = await q.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized');
       total += Object.values(c).reduce((a, b) => a + b, 0);
       await q.close();
@@ -44,18 +25,16 @@ describe('a sweep end to end: 2 variants x 60 minibench dev items', () => {
     return total;
   }
 
-  const runIdOf = (stdout: string) => /run ([0-9a-f-]{36}) created/.exec(stdout)?.[1];
-
   it('gives every item exactly one result whose EX an independent recomputation confirms, then reuses everything', async () => {
-    const first = await runCli(['run', 'test/fixtures/zero-shot-sweep.yaml', '--workers', '0', '--no-progress'], env);
+    const first = await e2e.runSweep('test/fixtures/zero-shot-sweep.yaml');
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Leaderboard {2}\[simulated/);
-    const runId = runIdOf(first.stdout)!;
+    const runId = runIdOf(first.stdout);
 
-    const dev = await t.db.selectFrom('dataset_items').select('item_id').where('split', '=', 'dev').orderBy('position').limit(60).execute();
-    const variants = await t.db.selectFrom('variants').select(['id', 'label']).where('run_id', '=', runId).execute();
+    const dev = await e2e.db.selectFrom('dataset_items').select('item_id').where('split', '=', 'dev').orderBy('position').limit(60).execute();
+    const variants = await e2e.db.selectFrom('variants').select(['id', 'label']).where('run_id', '=', runId).execute();
     expect(variants).toHaveLength(2);
-    const results = await t.db
+    const results = await e2e.db
       .selectFrom('item_results as r')
       .innerJoin('runs', 'runs.id', 'r.run_id')
       .innerJoin('dataset_items as i', (j) => j.onRef('i.version_id', '=', 'runs.dataset_version_id').onRef('i.item_id', '=', 'r.item_id'))
@@ -71,7 +50,7 @@ describe('a sweep end to end: 2 variants x 60 minibench dev items', () => {
 
     const disagreements = results.filter((r) => birdCorrect(r.replica_path, r.gold_sql, r.predicted_sql) !== r.correct);
     expect(disagreements).toEqual([]);
-    const summaries = await t.db.selectFrom('run_summaries').selectAll().where('run_id', '=', runId).execute();
+    const summaries = await e2e.db.selectFrom('run_summaries').selectAll().where('run_id', '=', runId).execute();
     for (const s of summaries) {
       const mine = results.filter((r) => r.variant_id === s.variant_id);
       expect(s.ex).toBeCloseTo((100 * mine.filter((r) => r.correct).length) / mine.length, 6);
@@ -80,17 +59,16 @@ describe('a sweep end to end: 2 variants x 60 minibench dev items', () => {
     const ex = Object.fromEntries(summaries.map((s) => [variants.find((v) => v.id === s.variant_id)!.label.split(' ')[1], s.ex]));
     expect(ex['sim-strong']).toBeGreaterThan(ex['sim-weak']);
 
-    const storedBefore = await t.db.selectFrom('stage_results').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const storedBefore = await storedStageResults(e2e.db);
     const jobsBefore = await jobCounts();
-    const second = await runCli(['run', 'test/fixtures/zero-shot-sweep.yaml', '--workers', '0', '--no-progress'], env);
+    const second = await e2e.runSweep('test/fixtures/zero-shot-sweep.yaml');
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/total\s+0\s+300/);
-    const secondRun = await t.db.selectFrom('runs').selectAll().where('id', '=', runIdOf(second.stdout)!).executeTakeFirstOrThrow();
+    const secondRun = await runRow(e2e.db, runIdOf(second.stdout));
     expect(secondRun).toMatchObject({ status: 'done', stage_jobs: 0, reused_stages: 300 });
     expect(await jobCounts()).toBe(jobsBefore);
-    const storedAfter = await t.db.selectFrom('stage_results').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    expect(Number(storedAfter.n)).toBe(Number(storedBefore.n));
-    const secondResults = await t.db.selectFrom('item_results').select(['variant_id', 'item_id', 'correct']).where('run_id', '=', secondRun.id).execute();
+    expect(await storedStageResults(e2e.db)).toBe(storedBefore);
+    const secondResults = await e2e.db.selectFrom('item_results').select(['variant_id', 'item_id', 'correct']).where('run_id', '=', secondRun.id).execute();
     expect(secondResults).toHaveLength(120);
     expect(secondResults.filter((r) => r.correct).length).toBe(results.filter((r) => r.correct).length);
   });

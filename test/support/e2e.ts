@@ -19,7 +19,10 @@ function handle(child: ChildProcess): Proc {
   };
 }
 
-export async function startSimulator(opts: { config?: string; seed?: number } = {}): Promise<Proc & { url: string }> {
+export type Simulator = Proc & { url: string };
+export interface SimulatorOptions { config?: string; seed?: number }
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const args = [...tsNode, 'apps/llm-sim/src/main.ts', '--port', '0', '--seed', String(opts.seed ?? 0), '--dataset', 'data/minibench/dist'];
   if (opts.config) args.push('--config', opts.config);
   const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -44,17 +47,43 @@ export function startWorkers(count: number, env: NodeJS.ProcessEnv, onLogLine?: 
 
 export interface CliResult { code: number; stdout: string; stderr: string }
 
+/** A `sqlsweep` command still running: its output so far, whether it has exited, and its result once it has. */
+export interface RunningCli {
+  child: ChildProcess;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exited: boolean;
+  finished: Promise<CliResult>;
+}
+
+/** Starts `sqlsweep <args>` as a user would and returns at once. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), ...args], { cwd: repoRoot, env: { ...process.env, ...env } });
+  const out = { stdout: '', stderr: '', exited: false };
+  child.stdout.on('data', (d: Buffer) => (out.stdout += d));
+  child.stderr.on('data', (d: Buffer) => (out.stderr += d));
+  const finished = new Promise<CliResult>((resolve) => child.on('exit', (code) => {
+    out.exited = true;
+    resolve({ code: code ?? 1, stdout: out.stdout, stderr: out.stderr });
+  }));
+  return { child, finished, get stdout() { return out.stdout; }, get stderr() { return out.stderr; }, get exited() { return out.exited; } };
+}
+
 /** Runs `sqlsweep <args>` as a user would, returning its exit code and output. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 240_000): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), ...args], { cwd: repoRoot, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`sqlsweep ${args.join(' ')} timed out\n${stdout}\n${stderr}`)); }, timeoutMs);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code: code ?? 1, stdout, stderr }); });
+export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 240_000): Promise<CliResult> {
+  const cli = spawnCli(args, env);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      cli.child.kill('SIGKILL');
+      reject(new Error(`sqlsweep ${args.join(' ')} timed out\n${cli.stdout}\n${cli.stderr}`));
+    }, timeoutMs);
   });
+  try {
+    return await Promise.race([cli.finished, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 250): Promise<T> {
