@@ -70,6 +70,25 @@ function phaseMeans(lines: StageDone[]): Record<string, number> {
   return Object.fromEntries(Object.entries(sums).map(([phase, ms]) => [phase, round(ms / lines.length)]));
 }
 
+/**
+ * Mean milliseconds per phase of the serial run's stage kinds, weighted by how many jobs of each kind the full sweep
+ * ran: a few serial items hold all the training-set stages, the full sweep mostly per-item ones.
+ */
+function weightedPhaseMeans(serial: StageDone[], mix: StageDone[]): Record<string, number> {
+  const meansOf = new Map<string, Record<string, number>>();
+  const byStage = (lines: StageDone[]) => lines.reduce((m, l) => m.set(l.stage, [...(m.get(l.stage) ?? []), l]), new Map<string, StageDone[]>());
+  for (const [stage, lines] of byStage(serial)) meansOf.set(stage, phaseMeans(lines));
+  const sums: Record<string, number> = {};
+  let weight = 0;
+  for (const [stage, lines] of byStage(mix)) {
+    const means = meansOf.get(stage);
+    if (!means) throw new Error(`the serial run has no ${stage} job to weigh`);
+    for (const [phase, ms] of Object.entries(means)) sums[phase] = (sums[phase] ?? 0) + ms * lines.length;
+    weight += lines.length;
+  }
+  return Object.fromEntries(Object.entries(sums).map(([phase, ms]) => [phase, round(ms / weight)]));
+}
+
 /** The stages whose jobs add the most overhead (load + store + advance) in all, with their mean phases. */
 function costliestStages(lines: StageDone[], top = 8) {
   const byStage = new Map<string, StageDone[]>();
@@ -115,21 +134,22 @@ async function main(): Promise<void> {
     // Planning: from the command's start to the run's row (config, keys, stored-key lookup, estimate, plan insert).
     return { run, wallMs, planMs: run.created_at.getTime() - startedAt, jobs: done.filter((d) => d.runId === runId) };
   };
-  let workers = startWorkers(Number(values.workers), { ...env, LOG_LEVEL: 'info' }, collect);
+  // Cost first: the pipelines on a few items through one worker doing one job at a time, so that each phase's wall
+  // time is its cost rather than its wait behind other jobs. (Run second, it would find the non-LLM stages of those
+  // items already stored by the full sweep.)
+  let workers = startWorkers(1, { ...env, LOG_LEVEL: 'info', SQLSWEEP_LLM_CONCURRENCY: '1', SQLSWEEP_SQL_CONCURRENCY: '1', SQLSWEEP_RETRIEVAL_CONCURRENCY: '1' }, collect);
   try {
     if ((await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env)).code !== 0) throw new Error('datasets add failed');
-    // Throughput: warm the workers (module loading, replicas, encoder) on two items, then time the whole sweep.
+    await sweep(sweepConfig('bench-serial-warmup', 1));
+    const serial = await sweep(sweepConfig('bench-serial', Number(values['serial-items'])));
+    // Throughput: the default worker processes, warmed on two items, then the whole sweep.
+    await Promise.all(workers.map((w) => w.stop()));
+    workers = startWorkers(Number(values.workers), { ...env, LOG_LEVEL: 'info' }, collect);
     await sweep(sweepConfig('bench-warmup', 2));
     const parallel = await sweep(sweepConfig('bench-sweep', Number(values.items)));
     const variants = await db.db.selectFrom('variants').select('id').where('run_id', '=', parallel.run.id).execute();
     const stageJobs = parallel.run.stage_jobs;
-    // Cost: the same pipelines on a few items through one worker doing one job at a time, so that each phase's wall
-    // time is its cost rather than its wait behind other jobs.
-    await Promise.all(workers.map((w) => w.stop()));
-    workers = startWorkers(1, { ...env, LOG_LEVEL: 'info', SQLSWEEP_LLM_CONCURRENCY: '1', SQLSWEEP_SQL_CONCURRENCY: '1', SQLSWEEP_RETRIEVAL_CONCURRENCY: '1' }, collect);
-    await sweep(sweepConfig('bench-serial-warmup', 1));
-    const serial = await sweep(sweepConfig('bench-serial', Number(values['serial-items'])));
-    const phases = phaseMeans(serial.jobs);
+    const phases = weightedPhaseMeans(serial.jobs, parallel.jobs);
     const planMsPerJob = parallel.planMs / stageJobs;
     const orchestrationMs = (phases.load ?? 0) + (phases.store ?? 0) + (phases.advance ?? 0) + planMsPerJob;
     const noopSerialMs = await noopJobCost(endpoints.redisUrl, 5_000, 1);
@@ -149,6 +169,7 @@ async function main(): Promise<void> {
       cost: {
         items: serial.run.item_count, stageJobs: serial.jobs.length,
         meanMsPerStageJob: phases,
+        unweightedMeanMsPerStageJob: phaseMeans(serial.jobs),
         planMsPerStageJob: round(planMsPerJob),
         orchestrationMsPerStageJob: round(orchestrationMs),
         noopBullmqMsPerJob: { serial: round(noopSerialMs), concurrency16: round(noopConcurrentMs), chainAddingNext: round(noopChainMs) },
@@ -156,7 +177,7 @@ async function main(): Promise<void> {
         overheadRatioToChain: round((noopSerialMs + orchestrationMs) / noopChainMs, 2),
         costliestStages: costliestStages(serial.jobs),
       },
-      note: 'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh). cost: one worker, one job at a time, each stage job\'s phases timed by the worker: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), store (the output row), advance (enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job. A stage job costs BullMQ\'s own handling, measured as a serial no-op job, plus these additions; overheadRatio = (no-op + load + store + advance + plan share) / no-op. overheadRatioToChain divides the same by a no-op job that adds the next job of a chain (a stage job enqueues its ready dependents, so this is the closer baseline). LLM stages\' work includes the LLM client: response cache lookup and write (Postgres), the shared rate budget (Redis), the SDK\'s HTTP call.',
+      note: 'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh). cost: one worker, one job at a time, each stage job\'s phases timed by the worker (means per stage kind, weighted by the full sweep\'s mix of stage kinds): load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), store (the output row), advance (enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job. A stage job costs BullMQ\'s own handling, measured as a serial no-op job, plus these additions; overheadRatio = (no-op + load + store + advance + plan share) / no-op. overheadRatioToChain divides the same by a no-op job that adds the next job of a chain (a stage job enqueues its ready dependents, so this is the closer baseline). LLM stages\' work includes the LLM client: response cache lookup and write (Postgres), the shared rate budget (Redis), the SDK\'s HTTP call.',
       measuredAt: new Date().toISOString(),
     };
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });

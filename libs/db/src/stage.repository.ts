@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from './connection';
+import { executePrepared, type Db } from './connection';
 
 export interface StageResultInput {
   stageKey: string; stage: string; output: unknown; simulated: boolean;
@@ -13,7 +13,7 @@ export class StageRepository {
 
   /** Writes a result once per key; returns false when another worker got there first. */
   async saveResult(r: StageResultInput): Promise<boolean> {
-    const inserted = await this.db
+    const inserted = await executePrepared(this.db, 'save-stage-result', this.db
       .insertInto('stage_results')
       .values({
         stage_key: r.stageKey, stage: r.stage, output: JSON.stringify(r.output), simulated: r.simulated,
@@ -23,18 +23,18 @@ export class StageRepository {
       })
       .onConflict((c) => c.column('stage_key').doNothing())
       .returning('stage_key')
-      .executeTakeFirst();
-    return inserted !== undefined;
+      .compile());
+    return inserted.length > 0;
   }
 
+  /** Prepared, with the keys as one array parameter: every stage job reads its inputs this way. */
   async getResults(keys: string[]): Promise<Map<string, StoredStageResult>> {
     if (keys.length === 0) return new Map();
-    const rows = await this.db
-      .selectFrom('stage_results')
-      .select(['stage_key as stageKey', 'stage', 'output', 'simulated', 'input_tokens as inputTokens', 'output_tokens as outputTokens', 'cost_usd as costUsd', 'latency_ms as latencyMs'])
-      .where('stage_key', 'in', keys)
-      .execute();
-    return new Map(rows.map((r) => [r.stageKey, r as StoredStageResult]));
+    const rows = await executePrepared(this.db, 'stage-results-by-key', sql<StoredStageResult>`
+      SELECT stage_key AS "stageKey", stage, output, simulated, input_tokens AS "inputTokens", output_tokens AS "outputTokens",
+        cost_usd AS "costUsd", latency_ms AS "latencyMs"
+      FROM stage_results WHERE stage_key = ANY(${keys}::text[])`.compile(this.db));
+    return new Map(rows.map((r) => [r.stageKey, r]));
   }
 
   async existingKeys(keys: string[]): Promise<Set<string>> {
