@@ -37,8 +37,7 @@ export class LlmBatchRunner {
       const ctx = await runner.context(s, job);
       const skipped = impl.skip?.(ctx);
       if (skipped) {
-        await runner.store(s, skipped);
-        await runner.advance(s);
+        await runner.settle(s, skipped, job.id);
         continue;
       }
       const request = llmRequestOf(impl, ctx, s);
@@ -82,8 +81,7 @@ export class LlmBatchRunner {
   private async storeAnswer(stages: StageJobPayload[], request: LlmRequest, response: NonNullable<Awaited<ReturnType<LlmClient['ingestBatch']>>[number]['response']>, job: Job): Promise<void> {
     for (const s of stages) {
       const ctx = await this.deps.runner.context(s, job);
-      await this.deps.runner.store(s, llmStageRun(this.llmStage(s), ctx, request, response));
-      await this.deps.runner.advance(s);
+      await this.deps.runner.settle(s, llmStageRun(this.llmStage(s), ctx, request, response), job.id);
     }
   }
 

@@ -92,6 +92,13 @@ export class StageRunner {
     });
   }
 
+  /** Stores a result computed elsewhere (an LLM batch) and advances past it, as a stage job would. */
+  async settle(p: StageJobPayload, run: StageRun, jobId: string | undefined): Promise<void> {
+    const inserted = await this.store(p, run);
+    await this.advance(p);
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId, stage: p.stage, inserted }, 'stage done');
+  }
+
   /**
    * Moves the runs on past a stored result, here and now: one BullMQ job per stage instead of two. When that fails
    * (Postgres away), a `run.advance` job does it later, with its own retries, so the stage job itself succeeds.
