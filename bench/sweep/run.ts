@@ -14,7 +14,7 @@ import { Queue, Worker } from 'bullmq';
 import { pipelineNames } from '@sqlsweep/contracts';
 import { createTestDatabase, testQueuePrefix } from '@sqlsweep/testing';
 import { setup } from '../../scripts/setup';
-import { runCli, startSimulator, startWorkers } from '../../test/support/e2e';
+import { runCli, startSimulator, startWorkers, type Proc } from '../../test/support/e2e';
 
 const root = resolve(__dirname, '..', '..');
 
@@ -134,17 +134,28 @@ async function main(): Promise<void> {
     // Planning: from the command's start to the run's row (config, keys, stored-key lookup, estimate, plan insert).
     return { run, wallMs, planMs: run.created_at.getTime() - startedAt, jobs: done.filter((d) => d.runId === runId) };
   };
+  // A worker that dies unasked would leave the sweep waiting for ever: stop the benchmark instead.
+  const stopping = new Set<Proc>();
+  const watched = (procs: Proc[]) => {
+    for (const w of procs) w.child.once('exit', (code, signal) => {
+      if (stopping.has(w)) return;
+      console.error(`bench sweep: a worker exited (code ${code}, signal ${signal}) before the benchmark ended`);
+      void Promise.allSettled([stopWorkers(workers), sim.stop(), db.drop()]).finally(() => process.exit(1));
+    });
+    return procs;
+  };
+  const stopWorkers = (procs: Proc[]) => Promise.all(procs.map((w) => (stopping.add(w), w.stop())));
   // Cost first: the pipelines on a few items through one worker doing one job at a time, so that each phase's wall
   // time is its cost rather than its wait behind other jobs. (Run second, it would find the non-LLM stages of those
   // items already stored by the full sweep.)
-  let workers = startWorkers(1, { ...env, LOG_LEVEL: 'info', SQLSWEEP_LLM_CONCURRENCY: '1', SQLSWEEP_SQL_CONCURRENCY: '1', SQLSWEEP_RETRIEVAL_CONCURRENCY: '1' }, collect);
+  let workers = watched(startWorkers(1, { ...env, LOG_LEVEL: 'info', SQLSWEEP_LLM_CONCURRENCY: '1', SQLSWEEP_SQL_CONCURRENCY: '1', SQLSWEEP_RETRIEVAL_CONCURRENCY: '1' }, collect));
   try {
     if ((await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env)).code !== 0) throw new Error('datasets add failed');
     await sweep(sweepConfig('bench-serial-warmup', 1));
     const serial = await sweep(sweepConfig('bench-serial', Number(values['serial-items'])));
     // Throughput: the default worker processes, warmed on two items, then the whole sweep.
-    await Promise.all(workers.map((w) => w.stop()));
-    workers = startWorkers(Number(values.workers), { ...env, LOG_LEVEL: 'info' }, collect);
+    await stopWorkers(workers);
+    workers = watched(startWorkers(Number(values.workers), { ...env, LOG_LEVEL: 'info' }, collect));
     await sweep(sweepConfig('bench-warmup', 2));
     const parallel = await sweep(sweepConfig('bench-sweep', Number(values.items)));
     const variants = await db.db.selectFrom('variants').select('id').where('run_id', '=', parallel.run.id).execute();
@@ -184,7 +195,7 @@ async function main(): Promise<void> {
     writeFileSync(join(root, 'bench', 'results', 'sweep.json'), `${JSON.stringify(result, null, 2)}\n`);
     console.log(JSON.stringify(result, null, 2));
   } finally {
-    await Promise.all(workers.map((w) => w.stop()));
+    await stopWorkers(workers);
     await sim.stop();
     await db.drop();
   }
