@@ -2,7 +2,8 @@ import { renderSchemaDdl } from '@sqlsweep/datasets';
 import type { PipelineDefinition, StageNode } from '../pipeline';
 import { parseSqlAnswer } from '../parse-sql';
 import type { EstimateContext, LlmCall, LlmStage } from '../stage-context';
-import { loadTemplate, renderTemplate } from '../template';
+import { evidenceLine, templateCall } from '../llm-call';
+import { loadTemplate } from '../template';
 import type { GeneratedSql } from '../stages/common';
 import type { MethodModule } from '../method';
 import { evaluateNode } from '../stages/common';
@@ -28,19 +29,7 @@ export const zeroShotPipeline: PipelineDefinition = {
 };
 
 function zeroShotPrompt(ctx: EstimateContext): LlmCall {
-  return {
-    model: String(ctx.params.model),
-    messages: renderTemplate(template, {
-      schema: renderSchemaDdl(ctx.schema),
-      evidence_line: ctx.item.evidence ? `Evidence: ${ctx.item.evidence}\n` : '',
-      question: ctx.item.question,
-    }),
-    temperature: Number(ctx.params.temperature),
-    maxTokens: Number(ctx.params.maxTokens),
-    sampleIndex: Number(ctx.params.sampleIndex),
-    templateVersion: template.hash,
-    expectedOutputTokens: 60,
-  };
+  return templateCall(ctx, template, { schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question }, 60);
 }
 
 /** Parses the answer into one SQL query; an answer without one is a recorded parse error, not a failure. */

@@ -3,7 +3,8 @@ import { renderSchemaDdl } from '@sqlsweep/datasets';
 import type { MethodModule } from '../../method';
 import type { PipelineDefinition, StageNode } from '../../pipeline';
 import type { ComputeStage, EstimateContext, LlmCall, LlmStage, StageContext, StageItem } from '../../stage-context';
-import { loadTemplate, renderTemplate } from '../../template';
+import { evidenceLine, templateCall } from '../../llm-call';
+import { loadTemplate } from '../../template';
 import { parseGeneratedSql } from '../zero-shot';
 import { fixedShots, randomShots, type SelectedShots, type Shot } from './shot-selection';
 import { evaluateNode } from '../../stages/common';
@@ -50,20 +51,9 @@ function fewShotPrompt(ctx: EstimateContext): LlmCall {
   const shots = 'inputs' in ctx
     ? ((ctx as StageContext).inputs.shots as SelectedShots).shots
     : Array.from({ length: Number(ctx.params.shots ?? 0) }, () => ({ itemId: '', question: ctx.item.question, evidence: ctx.item.evidence, sql: ctx.item.goldSql }));
-  return {
-    model: String(ctx.params.model),
-    messages: renderTemplate(fewShotTemplate, {
-      examples: renderShots(shots),
-      schema: renderSchemaDdl(ctx.schema),
-      evidence_line: ctx.item.evidence ? `Evidence: ${ctx.item.evidence}\n` : '',
-      question: ctx.item.question,
-    }),
-    temperature: Number(ctx.params.temperature),
-    maxTokens: Number(ctx.params.maxTokens),
-    sampleIndex: Number(ctx.params.sampleIndex),
-    templateVersion: fewShotTemplate.hash,
-    expectedOutputTokens: 60,
-  };
+  return templateCall(ctx, fewShotTemplate, {
+    examples: renderShots(shots), schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
+  }, 60);
 }
 
 export const fewShotGenerate: LlmStage = {

@@ -3,8 +3,8 @@ import { renderSchemaDdl } from '@sqlsweep/datasets';
 import { sqlValueKey, type ExecutionResult } from '@sqlsweep/sql-sandbox';
 import { parseSqlAnswer } from '../../parse-sql';
 import { sqlSkeleton } from '../../sql/skeleton';
-import { trainInputs, type ComputeStage, type EstimateContext, type LlmCall, type LlmStage, type StageContext, type StageItem } from '../../stage-context';
-import { renderTemplate, type PromptTemplate } from '../../template';
+import { trainInputs, type ComputeStage, type EstimateContext, type LlmCall, type LlmStage, type StageContext } from '../../stage-context';
+import { evidenceLine, templateCall } from '../../llm-call';
 import type { GeneratedSql } from '../../stages/common';
 import { pooledIndexFor, questionSkeleton, type PooledDocument } from '../../similarity';
 import { parseExplanation, parseSimplifiedQuestion, type Explanation, type Simplified } from './parse';
@@ -31,24 +31,12 @@ export interface Feedback extends RevisionState {
 }
 
 const num = (ctx: Pick<EstimateContext, 'params'>, name: string) => Number(ctx.params[name]);
-const evidenceLine = (item: StageItem) => (item.evidence ? `Evidence: ${item.evidence}\n` : '');
-
-function call(ctx: EstimateContext, template: PromptTemplate, values: Record<string, string>, temperature: number, expectedOutputTokens: number): LlmCall {
-  return {
-    model: String(ctx.params.model),
-    messages: renderTemplate(template, values),
-    temperature,
-    maxTokens: ctx.params.maxTokens === undefined ? 256 : num(ctx, 'maxTokens'),
-    sampleIndex: num(ctx, 'sampleIndex'),
-    templateVersion: template.hash,
-    expectedOutputTokens,
-  };
-}
 
 // ---- simplification (offline per training item, online per item): same prompt, temperature 1.0 by default
 
 function simplifyPrompt(ctx: EstimateContext): LlmCall {
-  return call(ctx, templates.simplify, { question: ctx.item.question }, num(ctx, 'simplifyTemperature'), 30);
+  // The simplification stage has no length knob: a simplified question is short.
+  return { ...templateCall(ctx, templates.simplify, { question: ctx.item.question }, 30, num(ctx, 'simplifyTemperature')), maxTokens: 256 };
 }
 
 export const simplifyStage: LlmStage = {
@@ -154,9 +142,9 @@ function standInDemonstrations(ctx: EstimateContext): string {
 // ---- generation (temperature 0.5)
 
 function generatePrompt(ctx: EstimateContext, demonstrations: string): LlmCall {
-  return call(ctx, templates.generate, {
+  return templateCall(ctx, templates.generate, {
     schema: renderSchemaDdl(ctx.schema), demonstrations, evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
-  }, num(ctx, 'temperature'), 60);
+  }, 60);
 }
 
 function parseSql(raw: string): GeneratedSql {
@@ -223,9 +211,9 @@ export function feedbackStage(iteration: number): ComputeStage {
 }
 
 function explainPrompt(ctx: EstimateContext, sql: string): LlmCall {
-  return call(ctx, templates.explain, {
+  return templateCall(ctx, templates.explain, {
     schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question, sql,
-  }, num(ctx, 'temperature'), 80);
+  }, 80);
 }
 
 export const explainStage: LlmStage = {
@@ -244,9 +232,9 @@ export const explainStage: LlmStage = {
 };
 
 function revisePrompt(ctx: EstimateContext, values: { demonstrations: string; sql: string; execution: string; explanation: string; contents: string }): LlmCall {
-  return call(ctx, templates.revise, {
+  return templateCall(ctx, templates.revise, {
     schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question, ...values,
-  }, num(ctx, 'temperature'), 60);
+  }, 60);
 }
 
 export const reviseStage: LlmStage = {

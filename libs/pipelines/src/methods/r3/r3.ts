@@ -4,7 +4,8 @@ import type { LlmResponse } from '@sqlsweep/llm';
 import type { MethodModule } from '../../method';
 import type { PipelineDefinition, StageNode } from '../../pipeline';
 import type { EstimateContext, LlmCall, LlmStage, StageContext } from '../../stage-context';
-import { loadTemplate, renderTemplate, type PromptTemplate } from '../../template';
+import { evidenceLine, templateCall } from '../../llm-call';
+import { loadTemplate, type PromptTemplate } from '../../template';
 import { parseGeneratedSql } from '../zero-shot';
 import { tableLinkingMetrics } from './linking-metrics';
 import { contextSection, r3RagStage, ragCorpusKnob, type RagContext } from './rag-context';
@@ -72,27 +73,13 @@ export function linkedSchemaDdl(schema: DatabaseSchema, link: LinkedTables | und
   return renderSchemaDdl({ ...schema, tables: schema.tables.filter((t) => keep.has(t.name)) });
 }
 
-const evidenceLine = (ctx: EstimateContext) => (ctx.item.evidence ? `Evidence: ${ctx.item.evidence}\n` : '');
-
-function call(ctx: EstimateContext, template: PromptTemplate, values: Record<string, string>, expectedOutputTokens: number): LlmCall {
-  return {
-    model: String(ctx.params.model),
-    messages: renderTemplate(template, values),
-    temperature: Number(ctx.params.temperature),
-    maxTokens: Number(ctx.params.maxTokens),
-    sampleIndex: Number(ctx.params.sampleIndex),
-    templateVersion: template.hash,
-    expectedOutputTokens,
-  };
-}
-
 type Inputs = Partial<{ rag: RagContext; link: LinkedTables; decomposition: SubQuestions }>;
 const inputsOf = (ctx: EstimateContext): Inputs => ('inputs' in ctx ? (ctx as StageContext).inputs as Inputs : {});
 
 function linkPrompt(ctx: EstimateContext): LlmCall {
   const { rag } = inputsOf(ctx);
-  return call(ctx, r3Templates.link, {
-    context: contextSection(rag), schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx), question: ctx.item.question,
+  return templateCall(ctx, r3Templates.link, {
+    context: contextSection(rag), schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
   }, 20);
 }
 
@@ -118,8 +105,8 @@ export const r3Link: LlmStage = {
 
 function decomposePrompt(ctx: EstimateContext): LlmCall {
   const { rag, link } = inputsOf(ctx);
-  return call(ctx, r3Templates.decompose, {
-    context: contextSection(rag), schema: linkedSchemaDdl(ctx.schema, link), evidence_line: evidenceLine(ctx), question: ctx.item.question,
+  return templateCall(ctx, r3Templates.decompose, {
+    context: contextSection(rag), schema: linkedSchemaDdl(ctx.schema, link), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
   }, 80);
 }
 
@@ -141,8 +128,8 @@ function generatePrompt(template: PromptTemplate) {
     const { rag, link, decomposition } = inputsOf(ctx);
     const steps = decomposition?.subQuestions ?? [ctx.item.question];
     const context = contextSection(rag);
-    return call(ctx, template, {
-      schema: linkedSchemaDdl(ctx.schema, link), evidence_line: evidenceLine(ctx), question: ctx.item.question,
+    return templateCall(ctx, template, {
+      schema: linkedSchemaDdl(ctx.schema, link), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
       sub_questions: steps.map((s, i) => `${i + 1}. ${s}`).join('\n'), context: context ? `\n${context.trimEnd()}` : '',
     }, 60);
   };

@@ -1,6 +1,7 @@
 import { renderSchemaDdl } from '@sqlsweep/datasets';
 import type { ComputeStage, EstimateContext, LlmCall, LlmStage, StageContext } from '../../stage-context';
-import { loadTemplate, renderTemplate } from '../../template';
+import { evidenceLine, templateCall } from '../../llm-call';
+import { loadTemplate } from '../../template';
 import { parseChainSql } from './generate';
 import { subSchema, type ChainSql, type ExecutionCheck, type FilteredSchema, type RbSqlErrorClass } from './types';
 
@@ -40,22 +41,14 @@ function usesFullSchema(round: number, params: EstimateContext['params'], previo
 
 function correctionPrompt(round: number, ctx: EstimateContext, check: ExecutionCheck, filtered: FilteredSchema | undefined): LlmCall {
   const full = usesFullSchema(round, ctx.params, check.previous, filtered);
-  return {
-    model: String(ctx.params.model),
-    messages: renderTemplate(correctTemplate, {
-      schema: renderSchemaDdl(full ? ctx.schema : subSchema(ctx.schema, filtered)),
-      evidence_line: ctx.item.evidence ? `Evidence: ${ctx.item.evidence}\n` : '',
-      question: ctx.item.question,
-      sql: check.previous.sql === null ? '(no query)' : `\`\`\`sql\n${check.previous.sql}\n\`\`\``,
-      error_class: check.errorClass,
-      feedback: check.feedback,
-    }),
-    temperature: Number(ctx.params.temperature),
-    maxTokens: Number(ctx.params.maxTokens),
-    sampleIndex: Number(ctx.params.sampleIndex),
-    templateVersion: correctTemplate.hash,
-    expectedOutputTokens: 60,
-  };
+  return templateCall(ctx, correctTemplate, {
+    schema: renderSchemaDdl(full ? ctx.schema : subSchema(ctx.schema, filtered)),
+    evidence_line: evidenceLine(ctx.item),
+    question: ctx.item.question,
+    sql: check.previous.sql === null ? '(no query)' : `\`\`\`sql\n${check.previous.sql}\n\`\`\``,
+    error_class: check.errorClass,
+    feedback: check.feedback,
+  }, 60);
 }
 
 const roundMetric = (round: number): string => `rb-sql.correct.round${round}`;

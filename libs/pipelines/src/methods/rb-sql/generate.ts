@@ -1,7 +1,8 @@
 import { renderSchemaDdl } from '@sqlsweep/datasets';
 import { parseSqlAnswer } from '../../parse-sql';
 import type { EstimateContext, LlmCall, LlmStage, StageContext } from '../../stage-context';
-import { loadTemplate, renderTemplate, type PromptTemplate } from '../../template';
+import { evidenceLine, templateCall } from '../../llm-call';
+import { loadTemplate, type PromptTemplate } from '../../template';
 import { renderShot } from './organize';
 import { subSchema, type ChainSql, type FilteredSchema, type SelectedShots, type ShotDecomposition } from './types';
 
@@ -19,20 +20,12 @@ function examplesText(ctx: Pick<StageContext, 'inputs'>, organized: boolean): st
 
 function generationPrompt(template: PromptTemplate, ctx: EstimateContext, inputs: Record<string, unknown>): LlmCall {
   const schema = subSchema(ctx.schema, inputs.schema as FilteredSchema | undefined);
-  return {
-    model: String(ctx.params.model),
-    messages: renderTemplate(template, {
-      schema: renderSchemaDdl(schema),
-      examples: examplesText({ inputs }, template === generateTemplate),
-      evidence_line: ctx.item.evidence ? `Evidence: ${ctx.item.evidence}\n` : '',
-      question: ctx.item.question,
-    }),
-    temperature: Number(ctx.params.temperature),
-    maxTokens: Number(ctx.params.maxTokens),
-    sampleIndex: Number(ctx.params.sampleIndex),
-    templateVersion: template.hash,
-    expectedOutputTokens: template === generateTemplate ? 200 : 60,
-  };
+  return templateCall(ctx, template, {
+    schema: renderSchemaDdl(schema),
+    examples: examplesText({ inputs }, template === generateTemplate),
+    evidence_line: evidenceLine(ctx.item),
+    question: ctx.item.question,
+  }, template === generateTemplate ? 200 : 60);
 }
 
 /** Parses the final SQL of a generation or correction answer; none is a recorded parse error, not a failure. */

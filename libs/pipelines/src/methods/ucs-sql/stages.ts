@@ -4,7 +4,8 @@ import { parseSqlAnswer } from '../../parse-sql';
 import { linkingMetricEntries, linkingMetrics, touchedSchema } from '../../sql';
 import type { GeneratedSql } from '../../stages/common';
 import { trainInputs, type ComputeStage, type EstimateContext, type LlmCall, type LlmStage, type StageContext } from '../../stage-context';
-import { loadTemplate, renderTemplate, type PromptTemplate } from '../../template';
+import { evidenceLine, templateCall } from '../../llm-call';
+import { loadTemplate } from '../../template';
 import { biFilter, namesInQuestion, resolveIdentifier, termMatches } from './linking';
 import { parseChosenIds, parseFunctions, parseQuestionTerms, parseStringList, SQL_FUNCTIONS } from './parse';
 import { countColumns, renderSchemaLines, subSchema, type ColumnId } from './schema-view';
@@ -51,19 +52,6 @@ export interface SkeletonOutput { skeleton: string | null; parseError?: string }
 
 // ---- helpers -------------------------------------------------------------------------------------------------
 
-function llmCall(ctx: EstimateContext, template: PromptTemplate, values: Record<string, string>, expectedOutputTokens: number): LlmCall {
-  return {
-    model: String(ctx.params.model),
-    messages: renderTemplate(template, values),
-    temperature: Number(ctx.params.temperature),
-    maxTokens: Number(ctx.params.maxTokens),
-    sampleIndex: Number(ctx.params.sampleIndex),
-    templateVersion: template.hash,
-    expectedOutputTokens,
-  };
-}
-
-const evidenceLine = (ctx: EstimateContext): string => (ctx.item.evidence ? `Evidence: ${ctx.item.evidence}\n` : '');
 const input = <T>(ctx: StageContext, name: string): T | undefined => ctx.inputs[name] as T | undefined;
 
 /** The pre-filtered schema: the selector's sub-database when the pre-selection stage ran, else the whole schema. */
@@ -83,8 +71,8 @@ function renderExamples(examples: readonly Example[], answer: (e: Example) => st
 
 // ---- pre-selection -------------------------------------------------------------------------------------------
 
-const preselectPrompt = (ctx: EstimateContext): LlmCall => llmCall(ctx, templates.preselect, {
-  schema: renderSchemaLines(ctx.schema), evidence_line: evidenceLine(ctx), question: ctx.item.question,
+const preselectPrompt = (ctx: EstimateContext): LlmCall => templateCall(ctx, templates.preselect, {
+  schema: renderSchemaLines(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
 }, 30);
 
 /** The selector has nothing to prune in a schema at or below `preselectAboveColumns` columns. */
@@ -116,7 +104,7 @@ export const preselectStage: LlmStage = {
 
 // ---- question stage ------------------------------------------------------------------------------------------
 
-const questionPrompt = (ctx: EstimateContext): LlmCall => llmCall(ctx, templates.question, { question: ctx.item.question }, 40);
+const questionPrompt = (ctx: EstimateContext): LlmCall => templateCall(ctx, templates.question, { question: ctx.item.question }, 40);
 
 export const questionStage: LlmStage = {
   kind: 'llm',
@@ -131,7 +119,7 @@ export const questionStage: LlmStage = {
 // ---- transitional stage: content pipe ------------------------------------------------------------------------
 
 function contentValues(ctx: EstimateContext, schema: DatabaseSchema, terms: readonly string[]): Record<string, string> {
-  return { schema: renderSchemaLines(schema), content_terms: quoteList(terms), evidence_line: evidenceLine(ctx), question: ctx.item.question };
+  return { schema: renderSchemaLines(schema), content_terms: quoteList(terms), evidence_line: evidenceLine(ctx.item), question: ctx.item.question };
 }
 
 /**
@@ -141,8 +129,8 @@ function contentValues(ctx: EstimateContext, schema: DatabaseSchema, terms: read
  */
 export const contentStage: LlmStage = {
   kind: 'llm',
-  prompt: (ctx) => llmCall(ctx, templates.content, contentValues(ctx, preFiltered(ctx), input<TermsOutput>(ctx, 'terms')?.content ?? []), 40),
-  estimate: (ctx) => llmCall(ctx, templates.content, contentValues(ctx, ctx.schema, []), 40),
+  prompt: (ctx) => templateCall(ctx, templates.content, contentValues(ctx, preFiltered(ctx), input<TermsOutput>(ctx, 'terms')?.content ?? []), 40),
+  estimate: (ctx) => templateCall(ctx, templates.content, contentValues(ctx, ctx.schema, []), 40),
   parse: (response, ctx): ContentOutput => {
     const schema = preFiltered(ctx);
     const gold = touchedSchema(ctx.item.goldSql, ctx.schema);
@@ -167,13 +155,13 @@ export const contentStage: LlmStage = {
 // ---- transitional stage: structure pipe ----------------------------------------------------------------------
 
 function structureValues(ctx: EstimateContext, terms: readonly string[]): Record<string, string> {
-  return { vocabulary: SQL_FUNCTIONS.join(', '), structure_terms: quoteList(terms), evidence_line: evidenceLine(ctx), question: ctx.item.question };
+  return { vocabulary: SQL_FUNCTIONS.join(', '), structure_terms: quoteList(terms), evidence_line: evidenceLine(ctx.item), question: ctx.item.question };
 }
 
 export const structureStage: LlmStage = {
   kind: 'llm',
-  prompt: (ctx) => llmCall(ctx, templates.structure, structureValues(ctx, input<TermsOutput>(ctx, 'terms')?.structure ?? []), 30),
-  estimate: (ctx) => llmCall(ctx, templates.structure, structureValues(ctx, []), 30),
+  prompt: (ctx) => templateCall(ctx, templates.structure, structureValues(ctx, input<TermsOutput>(ctx, 'terms')?.structure ?? []), 30),
+  estimate: (ctx) => templateCall(ctx, templates.structure, structureValues(ctx, []), 30),
   parse: (response): StructureOutput => {
     const parsed = parseFunctions(response.output);
     return parsed.ok ? parsed.value : { functions: [], unknown: [], parseError: parsed.error };
@@ -264,12 +252,12 @@ export const selectShotsStage: LlmStage = {
   skipsFor: (ctx) => ctx.params.shotSelection === 'fixed' || ctx.params.shotSelection === 'dail',
   prompt: (ctx) => {
     const c = input<CandidatesOutput>(ctx, 'candidates')!;
-    return llmCall(ctx, templates.selectShots, selectValues(ctx, c.k, c.examples), 20);
+    return templateCall(ctx, templates.selectShots, selectValues(ctx, c.k, c.examples), 20);
   },
   estimate: (ctx) => {
     const k = Number(ctx.params.shots);
     const placeholders = Array.from({ length: 2 * k }, (_, i) => ({ id: `train-${i}`, question: ctx.item.question }));
-    return llmCall(ctx, templates.selectShots, selectValues(ctx, k, placeholders), 20);
+    return templateCall(ctx, templates.selectShots, selectValues(ctx, k, placeholders), 20);
   },
   parse: (response, ctx): ShotsOutput => {
     const c = input<CandidatesOutput>(ctx, 'candidates')!;
@@ -297,15 +285,15 @@ function skeletonValues(ctx: StageContext): Record<string, string> {
   return {
     examples: renderExamples(shots(ctx), (e) => `SQL skeleton: ${underscoreSkeleton(e.sql)}`),
     hints: structureHint(ctx),
-    evidence_line: evidenceLine(ctx),
+    evidence_line: evidenceLine(ctx.item),
     question: ctx.item.question,
   };
 }
 
 export const skeletonStage: LlmStage = {
   kind: 'llm',
-  prompt: (ctx) => llmCall(ctx, templates.skeleton, skeletonValues(ctx), 40),
-  estimate: (ctx) => llmCall(ctx, templates.skeleton, { examples: '', hints: '', evidence_line: evidenceLine(ctx), question: ctx.item.question }, 40),
+  prompt: (ctx) => templateCall(ctx, templates.skeleton, skeletonValues(ctx), 40),
+  estimate: (ctx) => templateCall(ctx, templates.skeleton, { examples: '', hints: '', evidence_line: evidenceLine(ctx.item), question: ctx.item.question }, 40),
   parse: (response): SkeletonOutput => {
     const parsed = parseSqlAnswer(response.output);
     return parsed.ok ? { skeleton: parsed.sql } : { skeleton: null, parseError: parsed.error };
@@ -335,16 +323,16 @@ function generateValues(ctx: StageContext): Record<string, string> {
     skeleton_block: skeleton
       ? `### SQL skeleton\nFill the SQL skeleton: replace each _ with a table name, a column name or a value, using the recommended identifiers first and the schema as fallback.\n${skeleton}\n\n`
       : '',
-    evidence_line: evidenceLine(ctx),
+    evidence_line: evidenceLine(ctx.item),
     question: ctx.item.question,
   };
 }
 
 export const generateStage: LlmStage = {
   kind: 'llm',
-  prompt: (ctx) => llmCall(ctx, templates.generate, generateValues(ctx), 60),
-  estimate: (ctx) => llmCall(ctx, templates.generate, {
-    examples: '', schema: renderSchemaLines(ctx.schema), hints: '', skeleton_block: '', evidence_line: evidenceLine(ctx), question: ctx.item.question,
+  prompt: (ctx) => templateCall(ctx, templates.generate, generateValues(ctx), 60),
+  estimate: (ctx) => templateCall(ctx, templates.generate, {
+    examples: '', schema: renderSchemaLines(ctx.schema), hints: '', skeleton_block: '', evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
   }, 60),
   parse: (response): GeneratedSql => parseGeneratedSql(response.output),
 };
