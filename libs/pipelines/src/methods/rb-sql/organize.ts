@@ -1,6 +1,7 @@
 import { classifySql } from '../../sql/classify';
 import type { EstimateContext, LlmCall, LlmStage, StageContext } from '../../stage-context';
-import { loadTemplate, renderTemplate } from '../../template';
+import { evidenceLine, templateCall } from '../../llm-call';
+import { loadTemplate } from '../../template';
 import type { SelectedShots, Shot, ShotDecomposition } from './types';
 
 export const decomposeTemplate = loadTemplate('rb-sql.decompose');
@@ -18,15 +19,8 @@ export function parseSubQuestions(raw: string): { subQuestions: string[]; parseE
 }
 
 function decomposePrompt(shot: { question: string; evidence: string | null }, params: EstimateContext['params']): LlmCall {
-  return {
-    model: String(params.model),
-    messages: renderTemplate(decomposeTemplate, { evidence_line: shot.evidence ? `Evidence: ${shot.evidence}\n` : '', question: shot.question }),
-    temperature: Number(params.temperature),
-    maxTokens: 256,
-    sampleIndex: Number(params.sampleIndex),
-    templateVersion: decomposeTemplate.hash,
-    expectedOutputTokens: 60,
-  };
+  // A fixed length cap: the stage has no length knob, and a list of sub-questions is short.
+  return { ...templateCall({ params }, decomposeTemplate, { evidence_line: evidenceLine(shot), question: shot.question }, 60), maxTokens: 256 };
 }
 
 /** `rb-sql.decompose-<i>`: least-to-most sub-questions of shot i (Zhou et al. 2023), for the example organization. */
