@@ -82,12 +82,7 @@ export function pairedBootstrap(pairs: PairedOutcome[], opts: BootstrapOptions =
   if (!Number.isInteger(resamples) || resamples < 1) throw new Error(`paired bootstrap: resamples must be a positive integer, got ${resamples}`);
   if (!(confidence > 0 && confidence < 1)) throw new Error(`paired bootstrap: confidence must be between 0 and 1, got ${confidence}`);
   const n = pairs.length;
-  let onlyA = 0;
-  let onlyB = 0;
-  for (const p of pairs) {
-    if (p.a && !p.b) onlyA++;
-    else if (p.b && !p.a) onlyB++;
-  }
+  const { onlyA, onlyB } = discordantCounts(pairs);
   const discordant = onlyA + onlyB;
   const delta = (100 * (onlyB - onlyA)) / n;
   const random = seededRandom(opts.seed ?? 0);
@@ -126,18 +121,24 @@ function exactBinomialTwoSided(k: number, n: number): number {
   return Math.min(1, 2 * tail);
 }
 
-/**
- * McNemar's test on the discordant pairs. The statistic is the continuity-corrected chi-square
- * (|onlyA - onlyB| - 1)^2 / (onlyA + onlyB); the p-value is exact (binomial) when fewer than 25 pairs disagree.
- */
-export function mcnemar(pairs: PairedOutcome[]): McNemarResult {
-  assertPairs(pairs, 'McNemar test');
+/** Pairs only A got right, and pairs only B got right. */
+function discordantCounts(pairs: readonly PairedOutcome[]): { onlyA: number; onlyB: number } {
   let onlyA = 0;
   let onlyB = 0;
   for (const p of pairs) {
     if (p.a && !p.b) onlyA++;
     else if (p.b && !p.a) onlyB++;
   }
+  return { onlyA, onlyB };
+}
+
+/**
+ * McNemar's test on the discordant pairs. The statistic is the continuity-corrected chi-square
+ * (|onlyA - onlyB| - 1)^2 / (onlyA + onlyB); the p-value is exact (binomial) when fewer than 25 pairs disagree.
+ */
+export function mcnemar(pairs: PairedOutcome[]): McNemarResult {
+  assertPairs(pairs, 'McNemar test');
+  const { onlyA, onlyB } = discordantCounts(pairs);
   const discordant = onlyA + onlyB;
   if (discordant === 0) return { onlyA, onlyB, statistic: 0, pValue: 1, exact: true };
   const statistic = Math.max(0, Math.abs(onlyA - onlyB) - 1) ** 2 / discordant;
