@@ -1,4 +1,6 @@
-import { createDb, RunRepository } from '@sqlsweep/db';
+import { randomUUID } from 'node:crypto';
+import type { StageJobPayload } from '@sqlsweep/contracts';
+import { createDb, RunRepository, StageRepository, type PlannedStage } from '@sqlsweep/db';
 import { Advancer } from '@sqlsweep/orchestration';
 import { QueueClient } from '@sqlsweep/queue';
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
@@ -7,12 +9,15 @@ import { StageRunner, type StageRunnerDeps } from './stage-runner';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const stageKey = 'ab'.repeat(32);
 
-/** A runner whose only parts in use are the advancer, the queue and the log; advancing needs nothing else. */
-function runner(advancer: Advancer, queue: QueueClient, logged: string[]): StageRunner {
+/**
+ * A runner whose only parts in use are the stage results, the advancer, the queue and the log: storing and
+ * advancing need nothing else.
+ */
+function runner(advancer: Advancer, queue: QueueClient, logged: string[], stages: StageRepository, lines: Record<string, unknown>[] = []): StageRunner {
   const unused = undefined as never;
   const deps: StageRunnerDeps = {
-    advancer, queue, log: (_obj, msg) => logged.push(msg),
-    retrieval: unused, datasets: unused, stages: unused, llm: unused, sandbox: unused, sqlDeadlineMs: 1_000,
+    advancer, queue, stages, log: (obj, msg) => (logged.push(msg), lines.push(obj)),
+    retrieval: unused, datasets: unused, llm: unused, sandbox: unused, sqlDeadlineMs: 1_000,
   };
   return new StageRunner(deps);
 }
@@ -31,7 +36,7 @@ describe('StageRunner.advance', () => {
 
   it('advances in the stage job itself: no run.advance job when Postgres answers', async () => {
     const logged: string[] = [];
-    await runner(new Advancer(new RunRepository(db.db), queue), queue, logged).advance({ stageKey, final: true });
+    await runner(new Advancer(new RunRepository(db.db), queue), queue, logged, new StageRepository(db.db)).advance({ stageKey, final: true });
     expect(await queue.queue('advance').getJob(`advance-${stageKey}`)).toBeUndefined();
     expect(logged).toEqual([]);
   });
@@ -42,13 +47,96 @@ describe('StageRunner.advance', () => {
     await gone.drop(); // the runs repository now points at a database that no longer exists
     const logged: string[] = [];
     try {
-      await runner(new Advancer(new RunRepository(broken), queue), queue, logged).advance({ stageKey, final: false });
+      await runner(new Advancer(new RunRepository(broken), queue), queue, logged, new StageRepository(broken)).advance({ stageKey, final: false });
     } finally {
       await broken.destroy();
     }
     const job = await queue.queue('advance').getJob(`advance-${stageKey}`);
     expect(job?.name).toBe('run.advance');
     expect(job?.data).toEqual({ stageKey });
-    expect(logged).toEqual(['advancing failed: left to a run.advance job']);
+    expect(logged).toEqual(['advancing failed: left to run.advance jobs']);
+  });
+});
+
+describe('StageRunner commits (store, then advance) in groups', () => {
+  let db: TestDatabase;
+  let queue: QueueClient;
+  let runs: RunRepository;
+  let stages: StageRepository;
+  let versionId: number;
+  const key = (name: string) => Buffer.from(name).toString('hex').padEnd(64, '0').slice(0, 64);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    queue = new QueueClient(redisUrl, testQueuePrefix());
+    runs = new RunRepository(db.db);
+    stages = new StageRepository(db.db);
+    const dataset = await db.db.insertInto('datasets').values({ name: 'commits' }).returning('id').executeTakeFirstOrThrow();
+    versionId = (await db.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 'c', format: 'minibench', source_path: '-', item_count: 1 })
+      .returning('id').executeTakeFirstOrThrow()).id;
+  });
+  afterAll(async () => {
+    await queue.close();
+    await db.drop();
+  });
+
+  /** A running run of `items` items, each with two input stages a and b and a stage c that reads both. */
+  async function planRun(tag: string, items: number) {
+    const variantId = randomUUID();
+    const plan = Array.from({ length: items }, (_, i) => {
+      const [a, b, c] = ['a', 'b', 'c'].map((s) => key(`${tag}${s}${i}`));
+      return { item: `i${i}`, a, b, c };
+    });
+    const runId = await runs.createRun({
+      sweep: { name: tag, source: '-', config: {}, configHash: tag }, datasetVersionId: versionId, priority: 'interactive',
+      itemCount: items, stageJobs: 3 * items, reusedStages: 0, simulated: true,
+      variants: [{ id: variantId, variantKey: tag, label: tag, pipeline: 'test', model: 'sim', sampleIndex: 0, params: {} }],
+      stages: plan.flatMap(({ item, a, b, c }): PlannedStage[] => [
+        { variantId, itemId: item, stage: 'a', stageKey: a, role: 'sql', params: {}, inputs: {}, isFinal: false },
+        { variantId, itemId: item, stage: 'b', stageKey: b, role: 'sql', params: {}, inputs: {}, isFinal: false },
+        { variantId, itemId: item, stage: 'c', stageKey: c, role: 'sql', params: {}, inputs: { a, b }, isFinal: true },
+      ]),
+    });
+    const payload = (stage: string, stageKey: string, itemId: string): StageJobPayload => ({
+      stageKey, stage, datasetVersionId: versionId, itemId, params: {}, inputs: {}, runId, variantId, final: false,
+    });
+    return plan.map((p) => ({ ...p, pa: payload('a', p.a, p.item), pb: payload('b', p.b, p.item) }));
+  }
+
+  const enqueuedC = async (keys: string[]) => (await Promise.all(keys.map((k) => queue.queue('stage-sql').getJob(k)))).filter(Boolean).length;
+
+  it('stores each key once, reports which commit wrote it, and keeps outputs exact through the batched insert', async () => {
+    const [item] = await planRun('once', 1);
+    const lines: Record<string, unknown>[] = [];
+    const r = runner(new Advancer(runs, queue), queue, [], stages, lines);
+    const output = { sql: 'SELECT "a\\b", \'{x,y}\' FROM t -- ü 漢', list: [1, null, 'NULL'], nested: { quote: '"' } };
+    await Promise.all([r.settle(item.pa, { output, simulated: true }, 'j1'), r.settle(item.pa, { output: 'other' }, 'j2'), r.settle(item.pb, { output: null }, 'j3')]);
+
+    expect(lines.map((l) => [l.jobId, l.inserted])).toEqual([['j1', true], ['j2', false], ['j3', true]]);
+    const stored = await stages.getResults([item.a, item.b]);
+    expect(stored.get(item.a)).toMatchObject({ output, simulated: true });
+    expect(stored.get(item.b)).toMatchObject({ output: null, simulated: false });
+    expect(await enqueuedC([item.c])).toBe(1);
+  });
+
+  it('enqueues a stage whose two inputs are stored at the same moment by two workers, every time', async () => {
+    const plan = await planRun('race', 25);
+    const [one, two] = [0, 1].map(() => runner(new Advancer(runs, queue), queue, [], stages));
+    await Promise.all(plan.flatMap((p) => [one.settle(p.pa, { output: 'a' }, undefined), two.settle(p.pb, { output: 'b' }, undefined)]));
+    expect(await enqueuedC(plan.map((p) => p.c))).toBe(25);
+  });
+
+  it('lets two workers store overlapping groups in opposite orders without deadlock, each key once', async () => {
+    const plan = await planRun('overlap', 20);
+    const lines: Record<string, unknown>[] = [];
+    const [one, two] = [0, 1].map(() => runner(new Advancer(runs, queue), queue, [], stages, lines));
+    const payloads = plan.flatMap((p) => [p.pa, p.pb]);
+    await Promise.all([
+      ...payloads.map((p) => one.settle(p, { output: 1 }, undefined)),
+      ...[...payloads].reverse().map((p) => two.settle(p, { output: 2 }, undefined)),
+    ]);
+    expect(lines.filter((l) => l.inserted).length).toBe(40);
+    expect(new Set(lines.filter((l) => l.inserted).map((l) => l.stageKey)).size).toBe(40);
+    expect(await enqueuedC(plan.map((p) => p.c))).toBe(20);
   });
 });

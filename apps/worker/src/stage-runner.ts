@@ -6,6 +6,7 @@ import type { Advancer } from '@sqlsweep/orchestration';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
 import { stageImplementations, type LlmStage, type RetrievalServices, type StageContext, type StageImplementation, type StageRun } from '@sqlsweep/pipelines';
 import type { LlmRequest, LlmResponse } from '@sqlsweep/llm';
+import { GroupCommit } from './group-commit';
 import { WorkerDataset } from './stage-services';
 import { Worker, UnrecoverableError, type Job, type QueueClient } from '@sqlsweep/queue';
 import type { SandboxPool } from '@sqlsweep/sql-sandbox';
@@ -24,16 +25,26 @@ export interface StageRunnerDeps {
 
 interface LoadedDatabase { schema: DatabaseSchema; dbPath: string }
 
+/** A stage whose result is to be stored (`run`) or is stored already, and whose runs are to move on. */
+type Commit = { p: StageJobPayload; run: StageRun } | { p: Pick<StageJobPayload, 'stageKey' | 'final'>; run?: undefined };
+
 /**
  * Computes one stage job: loads its item, database and inputs from Postgres, runs the stage, stores the output
  * once by key and asks the advancer to move on. A job whose result already exists only re-triggers advancing,
- * so at-least-once delivery never yields a second result.
+ * so at-least-once delivery never yields a second result. Input reads and commits (store, then advance) of jobs
+ * running at the same time are grouped: one query, one insert, one dependents lookup and one enqueue per group.
  */
 export class StageRunner {
   private readonly machine = hostname();
   private readonly items = new Map<string, Promise<StoredItem>>();
   private readonly databases = new Map<string, Promise<LoadedDatabase>>();
   private readonly versions = new Map<string, Promise<{ semantics: 'spider' | 'bird'; contentHash: string; dataset: WorkerDataset }>>();
+
+  private readonly reads = new GroupCommit<string[], Map<string, StoredStageResult>>(async (keyLists) => {
+    const found = await this.deps.stages.getResults([...new Set(keyLists.flat())]);
+    return keyLists.map(() => found);
+  });
+  private readonly commits = new GroupCommit<Commit, { inserted: boolean; batch: number }>((batch) => this.commitBatch(batch));
 
   constructor(private readonly deps: StageRunnerDeps) {}
 
@@ -42,22 +53,20 @@ export class StageRunner {
     // A stage without inputs skips the existence check: only a retry finds its result stored, and recomputing it
     // then is cheap (an LLM stage's answer comes from the response cache) and stores nothing twice.
     const inputKeys = Object.values(p.inputs);
-    const stored = inputKeys.length ? await this.deps.stages.getResults([p.stageKey, ...inputKeys]) : new Map<string, StoredStageResult>();
-    let inserted = false;
+    const stored = inputKeys.length ? await this.reads.submit([p.stageKey, ...inputKeys]) : new Map<string, StoredStageResult>();
+    let run: StageRun | undefined;
     if (!stored.has(p.stageKey)) {
       const impl = this.implementation(p);
       const ctx = await this.context(p, job, stored);
       clock.lap('load');
-      const run = await this.work(impl, ctx, p, job);
+      run = await this.work(impl, ctx, p, job);
       clock.lap('work');
-      inserted = await this.store(p, run);
-      clock.lap('store');
     } else {
       clock.lap('load');
     }
-    await this.advance(p);
-    clock.lap('advance');
-    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, ms: clock.laps }, 'stage done');
+    const { inserted, batch } = await this.commits.submit(run ? { p, run } : { p });
+    clock.lap('commit');
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, batch, ms: clock.laps, cpuMs: clock.cpuLaps }, 'stage done');
   }
 
   /** After the last attempt: a per-run failure (never memoized), then advance so the items are closed as errors. */
@@ -82,34 +91,40 @@ export class StageRunner {
     return impl;
   }
 
-  /** Stores a stage's output once by key; true when this call wrote it. */
-  async store(p: StageJobPayload, run: StageRun): Promise<boolean> {
-    return this.deps.stages.saveResult({
+  /** Stores a result computed elsewhere (an LLM batch) and advances past it, as a stage job would. */
+  async settle(p: StageJobPayload, run: StageRun, jobId: string | undefined): Promise<void> {
+    const { inserted } = await this.commits.submit({ p, run });
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId, stage: p.stage, inserted }, 'stage done');
+  }
+
+  /** Moves the runs on past a result that is stored already. */
+  async advance(p: Pick<StageJobPayload, 'stageKey' | 'final'>): Promise<void> {
+    await this.commits.submit({ p });
+  }
+
+  /**
+   * Stores a group's new results once by key, then moves the runs on past every member, here and now: one BullMQ
+   * job per stage instead of two. When advancing fails (Postgres away), `run.advance` jobs do it later, with their
+   * own retries, so the stage jobs themselves succeed. The insert commits before the dependents lookup starts, so
+   * of two inputs stored at once by different workers, the later lookup sees both.
+   */
+  private async commitBatch(batch: Commit[]): Promise<{ inserted: boolean; batch: number }[]> {
+    const computed = batch.filter((c): c is Extract<Commit, { run: StageRun }> => c.run !== undefined);
+    const written = await this.deps.stages.saveResults(computed.map(({ p, run }) => ({
       stageKey: p.stageKey, stage: p.stage, output: run.output, simulated: run.simulated ?? false,
       inputTokens: run.usage?.inputTokens, cachedInputTokens: run.usage?.cachedInputTokens, outputTokens: run.usage?.outputTokens,
       costUsd: run.costUsd, latencyMs: run.latencyMs, trace: run.trace,
       runId: p.runId, variantId: p.variantId, machine: this.machine,
-    });
-  }
-
-  /** Stores a result computed elsewhere (an LLM batch) and advances past it, as a stage job would. */
-  async settle(p: StageJobPayload, run: StageRun, jobId: string | undefined): Promise<void> {
-    const inserted = await this.store(p, run);
-    await this.advance(p);
-    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId, stage: p.stage, inserted }, 'stage done');
-  }
-
-  /**
-   * Moves the runs on past a stored result, here and now: one BullMQ job per stage instead of two. When that fails
-   * (Postgres away), a `run.advance` job does it later, with its own retries, so the stage job itself succeeds.
-   */
-  async advance({ stageKey, final }: Pick<StageJobPayload, 'stageKey' | 'final'>): Promise<void> {
+    })));
+    const stored = batch.map(({ p }) => ({ stageKey: p.stageKey, final: p.final }));
     try {
-      await this.deps.advancer.onStageStored(stageKey, final);
+      await this.deps.advancer.onStagesStored(stored);
     } catch (e) {
-      this.deps.log({ stageKey, err: (e as Error).message }, 'advancing failed: left to a run.advance job');
-      await this.deps.queue.enqueue('run.advance', { stageKey }, { key: stageKey });
+      this.deps.log({ stageKeys: stored.map((s) => s.stageKey), err: (e as Error).message }, 'advancing failed: left to run.advance jobs');
+      for (const { stageKey } of stored) await this.deps.queue.enqueue('run.advance', { stageKey }, { key: stageKey });
     }
+    // Of two commits of one key in a group, the first wrote it.
+    return batch.map((c) => ({ inserted: !!c.run && written.delete(c.p.stageKey), batch: batch.length }));
   }
 
   /** The stage's context: its item, database replica and input outputs (`stored` when already read), from Postgres. */
@@ -117,7 +132,7 @@ export class StageRunner {
     const item = await this.item(p.datasetVersionId, p.itemId);
     const db = await this.database(p.datasetVersionId, item.dbId);
     const inputKeys = Object.entries(p.inputs);
-    stored ??= await this.deps.stages.getResults(inputKeys.map(([, k]) => k));
+    stored ??= await this.reads.submit(inputKeys.map(([, k]) => k));
     const inputs: Record<string, unknown> = {};
     for (const [name, key] of inputKeys) {
       const r = stored.get(key);
@@ -177,16 +192,27 @@ export class StageRunner {
   }
 }
 
-/** Wall-clock milliseconds of a job's phases, each measured from the end of the previous one. */
+/**
+ * Milliseconds of a job's phases, each measured from the end of the previous one: wall-clock (`laps`) and this
+ * process's CPU time (`cpuLaps`), which is the job's own only while it runs alone in the process.
+ */
 class PhaseClock {
   readonly laps: Record<string, number> = {};
+  readonly cpuLaps: Record<string, number> = {};
   private last = performance.now();
+  private lastCpu = cpuMicros();
 
   lap(phase: string): void {
-    const now = performance.now();
+    const [now, cpu] = [performance.now(), cpuMicros()];
     this.laps[phase] = (this.laps[phase] ?? 0) + Math.round((now - this.last) * 1000) / 1000;
-    this.last = now;
+    this.cpuLaps[phase] = (this.cpuLaps[phase] ?? 0) + Math.round(cpu - this.lastCpu) / 1000;
+    [this.last, this.lastCpu] = [now, cpu];
   }
+}
+
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }
 
 /** Caches a promise per key; a rejected load is forgotten so the next job tries again. */

@@ -9,10 +9,26 @@ export interface StageProgress { stage: string; planned: number; done: number; f
 export type ReadyStage = RunStageRow & { dataset_version_id: number; priority: string; llm_mode: 'online' | 'batch' };
 export interface LeaderboardRow extends RunSummaryRow { label: string; pipeline: string; model: string; position: number }
 
-const readyCondition = sql`
-  NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = rs.stage_key)
-  AND NOT EXISTS (SELECT 1 FROM stage_failures f WHERE f.run_id = rs.run_id AND f.stage_key = rs.stage_key)
-  AND NOT EXISTS (SELECT 1 FROM unnest(rs.input_keys) k(key) WHERE NOT EXISTS (SELECT 1 FROM stage_results r2 WHERE r2.stage_key = k.key))`;
+/**
+ * The planned stages matching `where` (over `rs` and `runs`) that have neither a result nor a failure and whose inputs
+ * all have results: one row per key. Unfinished stages are picked out first. Their inputs are then checked from the
+ * last to the first. A stage that reads a whole training set lists hundreds of inputs in plan order, and they finish
+ * in about that order, so while they are running, the first key checked is usually one still missing.
+ */
+function readyStagesWhere(where: RawBuilder<unknown>) {
+  return sql<ReadyStage>`
+    WITH unfinished AS MATERIALIZED (
+      SELECT rs.*, runs.dataset_version_id, runs.priority, runs.llm_mode
+      FROM run_stages rs JOIN runs ON runs.id = rs.run_id
+      WHERE ${where}
+        AND NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = rs.stage_key)
+        AND NOT EXISTS (SELECT 1 FROM stage_failures f WHERE f.run_id = rs.run_id AND f.stage_key = rs.stage_key)
+    )
+    SELECT DISTINCT ON (u.stage_key) u.* FROM unfinished u
+    WHERE NOT EXISTS (
+      SELECT 1 FROM generate_series(cardinality(u.input_keys), 1, -1) i
+      WHERE NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = u.input_keys[i]))`;
+}
 
 export class RunRepository {
   constructor(private readonly db: Db) {}
@@ -61,19 +77,14 @@ export class RunRepository {
 
   /** Stages of a run whose inputs all have results and which have neither a result nor a failure: one row per key. */
   async readyStages(runId: string): Promise<ReadyStage[]> {
-    const { rows } = await sql<ReadyStage>`
-      SELECT DISTINCT ON (rs.stage_key) rs.*, runs.dataset_version_id, runs.priority, runs.llm_mode
-      FROM run_stages rs JOIN runs ON runs.id = rs.run_id
-      WHERE rs.run_id = ${runId} AND ${readyCondition}`.execute(this.db);
+    const { rows } = await readyStagesWhere(sql`rs.run_id = ${runId}`).execute(this.db);
     return rows;
   }
 
-  /** Stages of running runs that read `stageKey` and are now ready. */
-  async readyDependents(stageKey: string): Promise<ReadyStage[]> {
-    return executePrepared(this.db, 'ready-dependents', sql<ReadyStage>`
-      SELECT DISTINCT ON (rs.stage_key) rs.*, runs.dataset_version_id, runs.priority, runs.llm_mode
-      FROM run_stages rs JOIN runs ON runs.id = rs.run_id AND runs.status = 'running'
-      WHERE rs.input_keys @> ARRAY[${stageKey}]::text[] AND ${readyCondition}`.compile(this.db));
+  /** Stages of running runs that read any of `stageKeys` and are now ready: one row per key. */
+  async readyDependents(stageKeys: string[]): Promise<ReadyStage[]> {
+    if (stageKeys.length === 0) return [];
+    return executePrepared(this.db, 'ready-dependents', readyStagesWhere(sql`rs.input_keys && ${stageKeys}::text[] AND runs.status = 'running'`).compile(this.db));
   }
 
   /**
@@ -86,11 +97,12 @@ export class RunRepository {
   }
 
   /**
-   * The same for the items of running runs whose final stage is `stageKey`, found by key: what a stored stage
-   * result can finish, without scanning the rest of those runs.
+   * The same for the items of running runs whose final stage is one of `stageKeys`, found by key: what stored stage
+   * results can finish, without scanning the rest of those runs.
    */
-  async materializeItemResultsEndingWith(stageKey: string): Promise<string[]> {
-    return this.materialize('materialize-final-key', sql`rs.stage_key = ${stageKey} AND rs.run_id IN (SELECT id FROM runs WHERE status = 'running')`);
+  async materializeItemResultsEndingWith(stageKeys: string[]): Promise<string[]> {
+    if (stageKeys.length === 0) return [];
+    return this.materialize('materialize-final-keys', sql`rs.stage_key = ANY(${stageKeys}::text[]) AND rs.run_id IN (SELECT id FROM runs WHERE status = 'running')`);
   }
 
   /** Prepared: planning this statement costs about three times what running it for one item does. */

@@ -13,18 +13,29 @@ export class StageRepository {
 
   /** Writes a result once per key; returns false when another worker got there first. */
   async saveResult(r: StageResultInput): Promise<boolean> {
-    const inserted = await executePrepared(this.db, 'save-stage-result', this.db
-      .insertInto('stage_results')
-      .values({
-        stage_key: r.stageKey, stage: r.stage, output: JSON.stringify(r.output), simulated: r.simulated,
-        input_tokens: r.inputTokens ?? 0, cached_input_tokens: r.cachedInputTokens ?? 0, output_tokens: r.outputTokens ?? 0,
-        cost_usd: r.costUsd ?? 0, latency_ms: r.latencyMs ?? 0, trace: r.trace === undefined ? null : JSON.stringify(r.trace),
-        run_id: r.runId ?? null, variant_id: r.variantId ?? null, machine: r.machine,
-      })
-      .onConflict((c) => c.column('stage_key').doNothing())
-      .returning('stage_key')
-      .compile());
-    return inserted.length > 0;
+    return (await this.saveResults([r])).has(r.stageKey);
+  }
+
+  /**
+   * Writes many results in one statement, each once per key; returns the keys this call wrote. Rows go in key order,
+   * so two workers writing overlapping batches wait on each other's keys in the same order and never deadlock.
+   */
+  async saveResults(results: StageResultInput[]): Promise<Set<string>> {
+    if (results.length === 0) return new Set();
+    const rs = [...results].sort((a, b) => (a.stageKey < b.stageKey ? -1 : a.stageKey > b.stageKey ? 1 : 0));
+    const column = <T>(f: (r: StageResultInput) => T) => rs.map(f);
+    const rows = await executePrepared(this.db, 'save-stage-results', sql<{ stage_key: string }>`
+      INSERT INTO stage_results (stage_key, stage, output, simulated, input_tokens, cached_input_tokens, output_tokens,
+                                 cost_usd, latency_ms, trace, run_id, variant_id, machine)
+      SELECT * FROM unnest(${column((r) => r.stageKey)}::text[], ${column((r) => r.stage)}::text[],
+        ${column((r) => JSON.stringify(r.output))}::jsonb[], ${column((r) => r.simulated)}::boolean[],
+        ${column((r) => r.inputTokens ?? 0)}::integer[], ${column((r) => r.cachedInputTokens ?? 0)}::integer[],
+        ${column((r) => r.outputTokens ?? 0)}::integer[], ${column((r) => r.costUsd ?? 0)}::float8[],
+        ${column((r) => r.latencyMs ?? 0)}::float8[], ${column((r) => (r.trace === undefined ? null : JSON.stringify(r.trace)))}::jsonb[],
+        ${column((r) => r.runId ?? null)}::uuid[], ${column((r) => r.variantId ?? null)}::uuid[], ${column((r) => r.machine)}::text[])
+      ON CONFLICT (stage_key) DO NOTHING
+      RETURNING stage_key`.compile(this.db));
+    return new Set(rows.map((r) => r.stage_key));
   }
 
   /** Prepared, with the keys as one array parameter: every stage job reads its inputs this way. */

@@ -28,14 +28,15 @@ export class Advancer {
   }
 
   /**
-   * Called by the worker that stored a stage's result, before its job completes (a worker lost in between leaves
-   * the job to be retried, and the retry advances): enqueues the ready dependents and, for a final stage, closes
-   * the items it finishes. Looks only at rows that read or end with this key.
+   * Called by the worker that stored stage results, before their jobs complete (a worker lost in between leaves the
+   * jobs to be retried, and the retries advance): enqueues the ready dependents and, for final stages, closes the
+   * items they finish. Looks only at rows that read or end with these keys; `final: false` marks a key that ends no
+   * item.
    */
-  async onStageStored(stageKey: string, final: boolean | undefined): Promise<void> {
-    await this.enqueue(await this.runs.readyDependents(stageKey));
-    if (final === false) return;
-    for (const runId of await this.runs.materializeItemResultsEndingWith(stageKey)) await this.runs.finalizeIfComplete(runId);
+  async onStagesStored(stored: { stageKey: string; final?: boolean }[]): Promise<void> {
+    await this.enqueue(await this.runs.readyDependents(stored.map((s) => s.stageKey)));
+    const finals = stored.filter((s) => s.final !== false).map((s) => s.stageKey);
+    for (const runId of await this.runs.materializeItemResultsEndingWith(finals)) await this.runs.finalizeIfComplete(runId);
   }
 
   /**
@@ -43,7 +44,7 @@ export class Advancer {
    * failed): the same, but closes every item of the key's running runs, as a failure can end items at any stage.
    */
   async onStageSettled(stageKey: string): Promise<void> {
-    await this.enqueue(await this.runs.readyDependents(stageKey));
+    await this.enqueue(await this.runs.readyDependents([stageKey]));
     const runIds = await this.runs.runningRunsWithKey(stageKey);
     await this.runs.materializeItemResults(runIds);
     for (const runId of runIds) await this.runs.finalizeIfComplete(runId);
