@@ -62,36 +62,45 @@ export async function runSweep(file: string | undefined, opts: RunOptions, out: 
   }
 }
 
-/** Polls Postgres until the run is done; if nothing moves for a while, re-plans it (Redis may have lost jobs). */
+/**
+ * Polls Postgres until the run is done; if nothing moves for a while, re-plans it (Redis may have lost jobs). The
+ * run's status is a key lookup, read every 300 ms; the per-stage progress reads the whole plan, so it is read only as
+ * often as it is shown (and the stall check needs it).
+ */
 async function followRun(core: OrchestratorCore, runId: string, opts: { progress: boolean; reconcileAfterMs: number; out: (s: string) => void }): Promise<void> {
   const bars = opts.progress ? new MultiBar({ format: '{stage} [{bar}] {value}/{total} {failed}', hideCursor: true, clearOnComplete: false }, Presets.shades_classic) : undefined;
   const barOf = new Map<string, ReturnType<MultiBar['create']>>();
+  const progressEveryMs = Math.min(bars ? 1_000 : 5_000, opts.reconcileAfterMs / 2);
   let lastDone = -1;
   let lastChange = Date.now();
-  let lastPrint = 0;
+  let lastProgress = 0;
   try {
     for (;;) {
-      const [run, progress] = await Promise.all([core.runs.getRun(runId), core.runs.stageProgress(runId)]);
-      const done = progress.reduce((n, p) => n + p.done + p.failed, 0);
-      if (bars) {
-        for (const p of progress) {
-          const payload = { stage: p.stage.padEnd(20), failed: p.failed ? `(${p.failed} failed)` : '' };
-          const bar = barOf.get(p.stage) ?? bars.create(p.planned, 0, payload);
-          barOf.set(p.stage, bar);
-          bar.update(p.done + p.failed, payload);
+      const run = await core.runs.getRun(runId);
+      const finished = !run || run.status !== 'running';
+      if (finished || Date.now() - lastProgress >= progressEveryMs) {
+        lastProgress = Date.now();
+        const progress = await core.runs.stageProgress(runId);
+        if (bars) {
+          for (const p of progress) {
+            const payload = { stage: p.stage.padEnd(20), failed: p.failed ? `(${p.failed} failed)` : '' };
+            const bar = barOf.get(p.stage) ?? bars.create(p.planned, 0, payload);
+            barOf.set(p.stage, bar);
+            bar.update(p.done + p.failed, payload);
+          }
+        } else {
+          opts.out(renderProgress(progress));
         }
-      } else if (Date.now() - lastPrint > 5_000 || run?.status !== 'running') {
-        opts.out(renderProgress(progress));
-        lastPrint = Date.now();
-      }
-      if (!run || run.status !== 'running') return;
-      if (done !== lastDone) {
-        lastDone = done;
-        lastChange = Date.now();
-      } else if (Date.now() - lastChange > opts.reconcileAfterMs) {
-        const { enqueued } = await core.advancer.reconcile(runId);
-        if (enqueued > 0) opts.out(`no progress for ${opts.reconcileAfterMs / 1000}s: re-checked ${enqueued} ready stages against the queue (re-adding any Redis lost)`);
-        lastChange = Date.now();
+        if (finished) return;
+        const done = progress.reduce((n, p) => n + p.done + p.failed, 0);
+        if (done !== lastDone) {
+          lastDone = done;
+          lastChange = Date.now();
+        } else if (Date.now() - lastChange > opts.reconcileAfterMs) {
+          const { enqueued } = await core.advancer.reconcile(runId);
+          if (enqueued > 0) opts.out(`no progress for ${opts.reconcileAfterMs / 1000}s: re-checked ${enqueued} ready stages against the queue (re-adding any Redis lost)`);
+          lastChange = Date.now();
+        }
       }
       await new Promise((r) => setTimeout(r, 300));
     }
