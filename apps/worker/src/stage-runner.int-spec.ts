@@ -126,6 +126,15 @@ describe('StageRunner commits (store, then advance) in groups', () => {
     expect(await enqueuedC(plan.map((p) => p.c))).toBe(25);
   });
 
+  it('does not take a stage whose last input is stored for ready while an earlier one is missing', async () => {
+    const [item] = await planRun('gate', 1);
+    const r = runner(new Advancer(runs, queue), queue, [], stages);
+    await r.settle(item.pb, { output: 'b' }, undefined); // b is c's last input, the one checked first
+    expect(await enqueuedC([item.c])).toBe(0);
+    await r.settle(item.pa, { output: 'a' }, undefined);
+    expect(await enqueuedC([item.c])).toBe(1);
+  });
+
   it('lets two workers store overlapping groups in opposite orders without deadlock, each key once', async () => {
     const plan = await planRun('overlap', 20);
     const lines: Record<string, unknown>[] = [];

@@ -11,9 +11,10 @@ export interface LeaderboardRow extends RunSummaryRow { label: string; pipeline:
 
 /**
  * The planned stages matching `where` (over `rs` and `runs`) that have neither a result nor a failure and whose inputs
- * all have results: one row per key. Unfinished stages are picked out first. Their inputs are then checked from the
- * last to the first. A stage that reads a whole training set lists hundreds of inputs in plan order, and they finish
- * in about that order, so while they are running, the first key checked is usually one still missing.
+ * all have results: one row per key. Unfinished stages whose last input has a result are picked out first, without
+ * reading their input arrays. Those inputs are then checked from the last to the first. A stage that reads a whole
+ * training set lists hundreds of inputs in plan order, and they finish in about that order, so the key checked first
+ * is the one most likely to be missing.
  */
 function readyStagesWhere(where: RawBuilder<unknown>) {
   return sql<ReadyStage>`
@@ -23,6 +24,7 @@ function readyStagesWhere(where: RawBuilder<unknown>) {
       WHERE ${where}
         AND NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = rs.stage_key)
         AND NOT EXISTS (SELECT 1 FROM stage_failures f WHERE f.run_id = rs.run_id AND f.stage_key = rs.stage_key)
+        AND (rs.last_input_key IS NULL OR EXISTS (SELECT 1 FROM stage_results g WHERE g.stage_key = rs.last_input_key))
     )
     SELECT DISTINCT ON (u.stage_key) u.* FROM unfinished u
     WHERE NOT EXISTS (
@@ -57,7 +59,8 @@ export class RunRepository {
       }))).execute();
       const rows: NewRunStage[] = input.stages.map((s) => ({
         run_id: runId, variant_id: s.variantId, item_id: s.itemId, stage: s.stage, stage_key: s.stageKey, role: s.role,
-        params: JSON.stringify(s.params), inputs: JSON.stringify(s.inputs), input_keys: Object.values(s.inputs), is_final: s.isFinal,
+        params: JSON.stringify(s.params), inputs: JSON.stringify(s.inputs), input_keys: Object.values(s.inputs),
+        last_input_key: Object.values(s.inputs).at(-1) ?? null, is_final: s.isFinal,
       }));
       for (let i = 0; i < rows.length; i += 2000) await tx.insertInto('run_stages').values(rows.slice(i, i + 2000)).execute();
     });

@@ -31,7 +31,7 @@ export interface VariantsTable {
 export interface RunStagesTable {
   run_id: string; variant_id: string; item_id: string; stage: string; stage_key: string; role: string;
   params: Json<Record<string, string | number | boolean>>; inputs: Json<Record<string, string>>;
-  input_keys: string[]; is_final: boolean;
+  input_keys: string[]; last_input_key: string | null; is_final: boolean;
 }
 export interface StageResultsTable {
   stage_key: string; stage: string; output: Json<unknown>; simulated: boolean; input_tokens: number;

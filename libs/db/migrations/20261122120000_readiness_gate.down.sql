@@ -1,0 +1,1 @@
+ALTER TABLE run_stages DROP COLUMN last_input_key;
