@@ -7,23 +7,40 @@ types.setTypeParser(types.builtins.INT8, (v) => Number(v));
 
 export type Db = Kysely<Database>;
 
-const pools = new WeakMap<Db, Pool>();
+/** A Kysely instance's pool, and the pool of its prepared statements (opened on first use). */
+interface Pools { main: Pool; prepared?: Pool; open(options?: string): Pool }
+const pools = new WeakMap<Db, Pools>();
 
 export function createDb(databaseUrl: string, opts: { max?: number } = {}): Db {
-  const pool = new Pool({ connectionString: databaseUrl, max: opts.max ?? 10 });
-  pool.on('error', () => undefined); // an idle client losing its server is replaced on next checkout
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  pools.set(db, pool);
+  const open = (options?: string) => {
+    const pool = new Pool({ connectionString: databaseUrl, max: opts.max ?? 10, options });
+    pool.on('error', () => undefined); // an idle client losing its server is replaced on next checkout
+    return pool;
+  };
+  const entry: Pools = { main: open(), open };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: entry.main }) });
+  pools.set(db, entry);
+  const destroy = db.destroy.bind(db);
+  db.destroy = async () => {
+    await destroy();
+    await entry.prepared?.end();
+  };
   return db;
 }
 
 /**
- * Runs a compiled query as a named prepared statement: each connection plans it once instead of per call. For the
+ * Runs a compiled query as a named prepared statement, planned once per connection instead of per call: for the
  * queries every stage job runs, whose planning costs more than executing them. One name, one SQL text.
+ *
+ * Postgres re-plans a prepared statement for every call while it guesses that a plan made for the actual parameters
+ * beats the generic one. With array parameters it always guesses so, and planning cost 3 to 10 times the execution
+ * (0.35 ms against 0.1 ms for the dependents lookup). So these statements run on connections of their own that always
+ * use the generic plan; the ad hoc queries keep plans made for their parameters.
  */
 export async function executePrepared<R>(db: Db, name: string, query: CompiledQuery<R>): Promise<R[]> {
-  const pool = pools.get(db);
-  if (!pool) throw new Error(`executePrepared(${name}): this Kysely instance was not made by createDb`);
-  const { rows } = await pool.query({ name, text: query.sql, values: query.parameters as unknown[] });
+  const entry = pools.get(db);
+  if (!entry) throw new Error(`executePrepared(${name}): this Kysely instance was not made by createDb`);
+  entry.prepared ??= entry.open('-c plan_cache_mode=force_generic_plan');
+  const { rows } = await entry.prepared.query({ name, text: query.sql, values: query.parameters as unknown[] });
   return rows as R[];
 }
