@@ -66,7 +66,7 @@ export class StageRunner {
     }
     const { inserted, batch } = await this.commits.submit(run ? { p, run } : { p });
     clock.lap('commit');
-    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, batch, ms: clock.laps, cpuMs: clock.cpuLaps }, 'stage done');
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, batch, ms: clock.laps }, 'stage done');
   }
 
   /** After the last attempt: a per-run failure (never memoized), then advance so the items are closed as errors. */
@@ -192,27 +192,16 @@ export class StageRunner {
   }
 }
 
-/**
- * Milliseconds of a job's phases, each measured from the end of the previous one: wall-clock (`laps`) and this
- * process's CPU time (`cpuLaps`), which is the job's own only while it runs alone in the process.
- */
+/** Wall-clock milliseconds of a job's phases, each measured from the end of the previous one. */
 class PhaseClock {
   readonly laps: Record<string, number> = {};
-  readonly cpuLaps: Record<string, number> = {};
   private last = performance.now();
-  private lastCpu = cpuMicros();
 
   lap(phase: string): void {
-    const [now, cpu] = [performance.now(), cpuMicros()];
+    const now = performance.now();
     this.laps[phase] = (this.laps[phase] ?? 0) + Math.round((now - this.last) * 1000) / 1000;
-    this.cpuLaps[phase] = (this.cpuLaps[phase] ?? 0) + Math.round(cpu - this.lastCpu) / 1000;
-    [this.last, this.lastCpu] = [now, cpu];
+    this.last = now;
   }
-}
-
-function cpuMicros(): number {
-  const { user, system } = process.cpuUsage();
-  return user + system;
 }
 
 /** Caches a promise per key; a rejected load is forgotten so the next job tries again. */
