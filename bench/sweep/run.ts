@@ -2,7 +2,7 @@
  * bench/sweep: every registered pipeline x 2 variants (two simulated models) over minibench dev, with a
  * zero-latency simulator, through real worker processes. Reports pipelines (variant x item) per second, stage jobs
  * per second, and the orchestration cost per stage job (phases timed by the workers) next to a no-op BullMQ job's
- * cost measured in the same run.
+ * cost and a Postgres round trip's, measured in the same run.
  *
  *   npm run bench -- sweep [--items N] [--workers N] [--serial-items N]
  */
@@ -11,20 +11,27 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Queue, Worker } from 'bullmq';
+import { Client } from 'pg';
 import { pipelineNames } from '@sqlsweep/contracts';
 import { createTestDatabase, testQueuePrefix } from '@sqlsweep/testing';
 import { setup } from '../../scripts/setup';
 import { runCli, startSimulator, startWorkers, type Proc } from '../../test/support/e2e';
+import { processCpuMs, serverCpuMs } from './process-cpu';
 
 const root = resolve(__dirname, '..', '..');
 
-/** Wall time per job of `jobs` no-op jobs through one BullMQ worker at `concurrency`, added in bulk beforehand. */
-async function noopJobCost(redisUrl: string, jobs: number, concurrency: number): Promise<number> {
+/**
+ * Wall time per job of `jobs` no-op jobs through one BullMQ worker at `concurrency`, added in bulk beforehand, and the
+ * CPU time per job they cost: this process (the worker) plus Redis.
+ */
+async function noopJobCost(redisUrl: string, jobs: number, concurrency: number): Promise<{ ms: number; cpuMs: number }> {
   const prefix = testQueuePrefix();
   const queue = new Queue('noop', { connection: { url: redisUrl }, prefix });
   await queue.addBulk(Array.from({ length: jobs }, (_, i) => ({ name: 'noop', data: { i }, opts: { jobId: `n${i}`, removeOnComplete: true } })));
   let done = 0;
   const started = performance.now();
+  const cpu = process.cpuUsage();
+  const redisCpu = serverCpuMs().redis;
   await new Promise<void>((resolveAll) => {
     const worker = new Worker('noop', async () => undefined, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix, concurrency });
     worker.on('completed', () => {
@@ -32,9 +39,11 @@ async function noopJobCost(redisUrl: string, jobs: number, concurrency: number):
     });
   });
   const ms = performance.now() - started;
+  const own = process.cpuUsage(cpu);
+  const cpuMs = (own.user + own.system) / 1000 + serverCpuMs().redis - redisCpu;
   await queue.obliterate({ force: true });
   await queue.close();
-  return ms / jobs;
+  return { ms: ms / jobs, cpuMs: cpuMs / jobs };
 }
 
 /**
@@ -61,7 +70,38 @@ async function noopChainCost(redisUrl: string, jobs: number): Promise<number> {
   return ms / jobs;
 }
 
-interface StageDone { runId: string; stage: string; ms: Record<string, number> }
+/**
+ * Wall time of one Postgres round trip, one at a time: a prepared `SELECT 1`, and a prepared insert of a new row,
+ * committed durably (as every stored stage result is). The least a stage job can cost beyond BullMQ's own handling.
+ */
+async function postgresRoundTrips(databaseUrl: string, calls: number): Promise<{ selectMs: number; durableInsertMs: number }> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // A regular table: a temporary one writes no WAL, so its commits would not be durable.
+    await client.query('CREATE TABLE IF NOT EXISTS round_trip (k integer PRIMARY KEY, v jsonb NOT NULL)');
+    await client.query('TRUNCATE round_trip');
+    const time = async (call: (i: number) => Promise<unknown>) => {
+      const started = performance.now();
+      for (let i = 0; i < calls; i++) await call(i);
+      return (performance.now() - started) / calls;
+    };
+    const selectMs = await time(() => client.query({ name: 'select-1', text: 'SELECT 1' }));
+    const durableInsertMs = await time((i) => client.query({ name: 'insert-1', text: 'INSERT INTO round_trip VALUES ($1, $2)', values: [i, '{"output": 1}'] }));
+    return { selectMs, durableInsertMs };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Of `times` measurements taken one after another, the one with the median `by`. */
+async function medianOf<T>(times: number, measure: () => Promise<T>, by: (t: T) => number): Promise<T> {
+  const taken: T[] = [];
+  for (let i = 0; i < times; i++) taken.push(await measure());
+  return taken.sort((a, b) => by(a) - by(b))[Math.floor(times / 2)];
+}
+
+interface StageDone { runId: string; stage: string; batch: number; ms: Record<string, number> }
 
 /** Mean milliseconds per phase over the stage jobs of one run, from the workers' `stage done` log lines. */
 function phaseMeans(lines: StageDone[]): Record<string, number> {
@@ -89,11 +129,11 @@ function weightedPhaseMeans(serial: StageDone[], mix: StageDone[]): Record<strin
   return Object.fromEntries(Object.entries(sums).map(([phase, ms]) => [phase, round(ms / weight)]));
 }
 
-/** The stages whose jobs add the most overhead (load + store + advance) in all, with their mean phases. */
+/** The stages whose jobs add the most overhead (load + commit) in all, with their mean phases. */
 function costliestStages(lines: StageDone[], top = 8) {
   const byStage = new Map<string, StageDone[]>();
   for (const l of lines) byStage.set(l.stage, [...(byStage.get(l.stage) ?? []), l]);
-  const overhead = (ms: Record<string, number>) => (ms.load ?? 0) + (ms.store ?? 0) + (ms.advance ?? 0);
+  const overhead = (ms: Record<string, number>) => (ms.load ?? 0) + (ms.commit ?? 0);
   return [...byStage].map(([stage, ls]) => ({ stage, jobs: ls.length, totalOverheadMs: round(ls.reduce((t, l) => t + overhead(l.ms), 0), 1), mean: phaseMeans(ls) }))
     .sort((a, b) => b.totalOverheadMs - a.totalOverheadMs).slice(0, top);
 }
@@ -113,7 +153,7 @@ async function main(): Promise<void> {
   const collect = (line: string) => {
     if (!line.includes('"stage done"')) return;
     const l = JSON.parse(line) as StageDone;
-    done.push({ runId: l.runId, stage: l.stage, ms: l.ms });
+    done.push({ runId: l.runId, stage: l.stage, batch: l.batch, ms: l.ms });
   };
   const sweepConfig = (name: string, items: number) => {
     const file = join(env.SQLSWEEP_DATA_DIR, `${name}.yaml`);
@@ -126,13 +166,20 @@ async function main(): Promise<void> {
   const sweep = async (config: string) => {
     const startedAt = Date.now();
     const started = performance.now();
+    const serversBefore = serverCpuMs();
+    const workersBefore = processCpuMs({ pids: workers.map((w) => w.child.pid!) });
     const r = await runCli(['run', config, '--workers', '0', '--no-progress', '--fresh-llm'], env, 1_800_000);
     const wallMs = performance.now() - started;
+    const serversAfter = serverCpuMs();
+    const cpuMs = {
+      postgres: serversAfter.postgres - serversBefore.postgres, redis: serversAfter.redis - serversBefore.redis,
+      workers: processCpuMs({ pids: workers.map((w) => w.child.pid!) }) - workersBefore,
+    };
     if (r.code !== 0) throw new Error(`bench sweep failed:\n${r.stdout}\n${r.stderr}`);
     const runId = /run ([0-9a-f-]{36}) created/.exec(r.stdout)![1];
     const run = await db.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
     // Planning: from the command's start to the run's row (config, keys, stored-key lookup, estimate, plan insert).
-    return { run, wallMs, planMs: run.created_at.getTime() - startedAt, jobs: done.filter((d) => d.runId === runId) };
+    return { run, wallMs, cpuMs, planMs: run.created_at.getTime() - startedAt, jobs: done.filter((d) => d.runId === runId) };
   };
   // A worker that dies unasked would leave the sweep waiting for ever: stop the benchmark instead.
   const stopping = new Set<Proc>();
@@ -145,10 +192,11 @@ async function main(): Promise<void> {
     return procs;
   };
   const stopWorkers = (procs: Proc[]) => Promise.all(procs.map((w) => (stopping.add(w), w.stop())));
-  // Cost first: the pipelines on a few items through one worker doing one job at a time, so that each phase's wall
-  // time is its cost rather than its wait behind other jobs. (Run second, it would find the non-LLM stages of those
-  // items already stored by the full sweep.)
-  let workers = watched(startWorkers(1, { ...env, LOG_LEVEL: 'info', SQLSWEEP_LLM_CONCURRENCY: '1', SQLSWEEP_SQL_CONCURRENCY: '1', SQLSWEEP_RETRIEVAL_CONCURRENCY: '1' }, collect));
+  // Cost first: the pipelines on a few items through one worker per queue, each doing one job at a time, so that
+  // each phase's wall time is its cost rather than its wait behind other jobs in the same event loop. (Run second,
+  // it would find the non-LLM stages of those items already stored by the full sweep.)
+  const oneAtATime = { SQLSWEEP_LLM_CONCURRENCY: '1', SQLSWEEP_SQL_CONCURRENCY: '1', SQLSWEEP_RETRIEVAL_CONCURRENCY: '1' };
+  let workers = watched(['llm', 'sql', 'retrieval'].flatMap((role) => startWorkers(1, { ...env, ...oneAtATime, SQLSWEEP_ROLES: role, LOG_LEVEL: 'info' }, collect)));
   try {
     if ((await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env)).code !== 0) throw new Error('datasets add failed');
     await sweep(sweepConfig('bench-serial-warmup', 1));
@@ -160,12 +208,17 @@ async function main(): Promise<void> {
     const parallel = await sweep(sweepConfig('bench-sweep', Number(values.items)));
     const variants = await db.db.selectFrom('variants').select('id').where('run_id', '=', parallel.run.id).execute();
     const stageJobs = parallel.run.stage_jobs;
-    const phases = weightedPhaseMeans(serial.jobs, parallel.jobs);
     const planMsPerJob = parallel.planMs / stageJobs;
-    const orchestrationMs = (phases.load ?? 0) + (phases.store ?? 0) + (phases.advance ?? 0) + planMsPerJob;
-    const noopSerialMs = await noopJobCost(endpoints.redisUrl, 5_000, 1);
-    const noopConcurrentMs = await noopJobCost(endpoints.redisUrl, 5_000, 16);
-    const noopChainMs = await noopChainCost(endpoints.redisUrl, 2_000);
+    // Latency: one job at a time, wall time of the phases that are not the stage's own work.
+    const phases = weightedPhaseMeans(serial.jobs, parallel.jobs);
+    const orchestrationMs = (phases.load ?? 0) + (phases.commit ?? 0) + planMsPerJob;
+    const perJob = (ms: number) => round(ms / stageJobs);
+    // Baselines: the median of three measurements each, as one of them now and then runs several times slower here.
+    const noopSerial = await medianOf(3, () => noopJobCost(endpoints.redisUrl, 5_000, 1), (c) => c.ms);
+    const noopConcurrent = await medianOf(3, () => noopJobCost(endpoints.redisUrl, 5_000, 16), (c) => c.ms);
+    const noopChainMs = await medianOf(3, () => noopChainCost(endpoints.redisUrl, 2_000), (ms) => ms);
+    const postgres = await medianOf(3, () => postgresRoundTrips(db.url, 2_000), (rt) => rt.durableInsertMs);
+    const meanBatch = parallel.jobs.reduce((t, j) => t + (j.batch ?? 1), 0) / parallel.jobs.length;
     const result = {
       benchmark: 'sweep',
       machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((l) => round(l, 2)) },
@@ -176,6 +229,8 @@ async function main(): Promise<void> {
         pipelinesPerSecond: round((variants.length * parallel.run.item_count) / (parallel.wallMs / 1000)),
         stageJobs, stageJobsPerSecond: round(stageJobs / (parallel.wallMs / 1000)),
         wallMsPerStageJob: round(parallel.wallMs / stageJobs),
+        meanCommitGroup: round(meanBatch, 2),
+        cpuMsPerStageJob: { postgres: perJob(parallel.cpuMs.postgres), redis: perJob(parallel.cpuMs.redis), workers: perJob(parallel.cpuMs.workers) },
       },
       cost: {
         items: serial.run.item_count, stageJobs: serial.jobs.length,
@@ -183,12 +238,20 @@ async function main(): Promise<void> {
         unweightedMeanMsPerStageJob: phaseMeans(serial.jobs),
         planMsPerStageJob: round(planMsPerJob),
         orchestrationMsPerStageJob: round(orchestrationMs),
-        noopBullmqMsPerJob: { serial: round(noopSerialMs), concurrency16: round(noopConcurrentMs), chainAddingNext: round(noopChainMs) },
-        overheadRatio: round((noopSerialMs + orchestrationMs) / noopSerialMs, 2),
-        overheadRatioToChain: round((noopSerialMs + orchestrationMs) / noopChainMs, 2),
+        noopBullmqMsPerJob: { serial: round(noopSerial.ms), concurrency16: round(noopConcurrent.ms), chainAddingNext: round(noopChainMs) },
+        noopBullmqCpuMsPerJob: { serial: round(noopSerial.cpuMs), concurrency16: round(noopConcurrent.cpuMs) },
+        postgresRoundTripMs: { select: round(postgres.selectMs), durableInsert: round(postgres.durableInsertMs) },
+        floorRatio: round((noopSerial.ms + postgres.durableInsertMs) / noopSerial.ms, 2),
+        overheadRatio: round((noopSerial.ms + orchestrationMs) / noopSerial.ms, 2),
+        overheadRatioToChain: round((noopSerial.ms + orchestrationMs) / noopChainMs, 2),
         costliestStages: costliestStages(serial.jobs),
       },
-      note: 'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh). cost: one worker, one job at a time, each stage job\'s phases timed by the worker (means per stage kind, weighted by the full sweep\'s mix of stage kinds): load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), store (the output row), advance (enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job. A stage job costs BullMQ\'s own handling, measured as a serial no-op job, plus these additions; overheadRatio = (no-op + load + store + advance + plan share) / no-op. overheadRatioToChain divides the same by a no-op job that adds the next job of a chain (a stage job enqueues its ready dependents, so this is the closer baseline). LLM stages\' work includes the LLM client: response cache lookup and write (Postgres), the shared rate budget (Redis), the SDK\'s HTTP call.',
+      note: [
+        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers and of the worker processes (work included) during the sweep, per stage job.',
+        'cost: one worker process per queue (llm, sql, retrieval), each doing one job at a time, each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
+        'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own).',
+        'noopBullmqCpuMsPerJob: CPU time of the no-op jobs\' worker (this process) and Redis, per job. cpuMsPerStageJob includes the LLM client\'s response cache (Postgres) and rate budget (Redis), which are the LLM stages\' work.',
+      ].join(' '),
       measuredAt: new Date().toISOString(),
     };
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });
