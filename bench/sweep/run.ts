@@ -242,6 +242,7 @@ async function main(): Promise<void> {
         noopBullmqCpuMsPerJob: { serial: round(noopSerial.cpuMs), concurrency16: round(noopConcurrent.cpuMs) },
         postgresRoundTripMs: { select: round(postgres.selectMs), durableInsert: round(postgres.durableInsertMs) },
         floorRatio: round((noopSerial.ms + postgres.durableInsertMs) / noopSerial.ms, 2),
+        designFloorRatio: round((noopChainMs + postgres.durableInsertMs + postgres.selectMs) / noopSerial.ms, 2),
         overheadRatio: round((noopSerial.ms + orchestrationMs) / noopSerial.ms, 2),
         overheadRatioToChain: round((noopSerial.ms + orchestrationMs) / noopChainMs, 2),
         costliestStages: costliestStages(serial.jobs),
@@ -249,7 +250,7 @@ async function main(): Promise<void> {
       note: [
         'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers and of the worker processes (work included) during the sweep, per stage job.',
         'cost: one worker process per queue (llm, sql, retrieval), each doing one job at a time, each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
-        'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own).',
+        'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code.',
         'noopBullmqCpuMsPerJob: CPU time of the no-op jobs\' worker (this process) and Redis, per job. cpuMsPerStageJob includes the LLM client\'s response cache (Postgres) and rate budget (Redis), which are the LLM stages\' work.',
       ].join(' '),
       measuredAt: new Date().toISOString(),
