@@ -135,6 +135,24 @@ describe('StageRunner commits (store, then advance) in groups', () => {
     expect(await enqueuedC([item.c])).toBe(1);
   });
 
+  it('fails every job of a group whose insert fails, so BullMQ retries them, and advances nothing', async () => {
+    const [item] = await planRun('down', 1);
+    const gone = await createTestDatabase();
+    const broken = createDb(gone.url, { max: 1 });
+    await gone.drop(); // the results repository now points at a database that no longer exists
+    const logged: string[] = [];
+    try {
+      const r = runner(new Advancer(runs, queue), queue, logged, new StageRepository(broken));
+      const settled = await Promise.allSettled([r.settle(item.pa, { output: 'a' }, 'ja'), r.settle(item.pb, { output: 'b' }, 'jb')]);
+      expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+    } finally {
+      await broken.destroy();
+    }
+    expect(logged).toEqual([]);
+    expect(await stages.getResults([item.a, item.b])).toEqual(new Map());
+    expect(await enqueuedC([item.c])).toBe(0);
+  });
+
   it('lets two workers store overlapping groups in opposite orders without deadlock, each key once', async () => {
     const plan = await planRun('overlap', 20);
     const lines: Record<string, unknown>[] = [];
