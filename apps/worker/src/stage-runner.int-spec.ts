@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { StageJobPayload } from '@sqlsweep/contracts';
-import { createDb, RunRepository, StageRepository, type PlannedStage } from '@sqlsweep/db';
+import { carriedInputBytes, createDb, RunRepository, StageRepository, type PlannedStage } from '@sqlsweep/db';
 import { Advancer } from '@sqlsweep/orchestration';
 import { QueueClient } from '@sqlsweep/queue';
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
@@ -133,6 +133,20 @@ describe('StageRunner commits (store, then advance) in groups', () => {
     expect(await enqueuedC([item.c])).toBe(0);
     await r.settle(item.pa, { output: 'a' }, undefined);
     expect(await enqueuedC([item.c])).toBe(1);
+  });
+
+  it('puts the outputs of a ready stage\'s inputs into its job when they are small, and leaves large ones to be read', async () => {
+    const [small, large] = await planRun('carry', 2);
+    const r = runner(new Advancer(runs, queue), queue, [], stages);
+    const big = randomBytes(carriedInputBytes * 2).toString('base64'); // stored compressed, so incompressible
+    await Promise.all([
+      r.settle(small.pa, { output: { sql: 'SELECT 1' } }, undefined), r.settle(small.pb, { output: ['t1', 't2'] }, undefined),
+      r.settle(large.pa, { output: big }, undefined), r.settle(large.pb, { output: 'b' }, undefined),
+    ]);
+    const data = async (key: string) => (await queue.queue('stage-sql').getJob(key))?.data as StageJobPayload;
+    expect((await data(small.c)).inputOutputs).toEqual({ [small.a]: { sql: 'SELECT 1' }, [small.b]: ['t1', 't2'] });
+    expect((await data(large.c)).inputs).toEqual({ a: large.a, b: large.b });
+    expect((await data(large.c)).inputOutputs).toBeUndefined();
   });
 
   it('fails every job of a group whose insert fails, so BullMQ retries them, and advances nothing', async () => {

@@ -40,7 +40,7 @@ export class StageRunner {
   private readonly databases = new Map<string, Promise<LoadedDatabase>>();
   private readonly versions = new Map<string, Promise<{ semantics: 'spider' | 'bird'; contentHash: string; dataset: WorkerDataset }>>();
 
-  private readonly reads = new GroupCommit<string[], Map<string, StoredStageResult>>(async (keyLists) => {
+  private readonly reads = new GroupCommit<string[], Map<string, Stored>>(async (keyLists) => {
     const found = await this.deps.stages.getResults([...new Set(keyLists.flat())]);
     return keyLists.map(() => found);
   });
@@ -50,10 +50,11 @@ export class StageRunner {
 
   async run(p: StageJobPayload, job: Job): Promise<void> {
     const clock = new PhaseClock();
-    // A stage without inputs skips the existence check: only a retry finds its result stored, and recomputing it
-    // then is cheap (an LLM stage's answer comes from the response cache) and stores nothing twice.
+    // A stage whose inputs came with its job, or that has none, skips the existence check: only a retry finds its
+    // result stored, and recomputing it then is cheap (an LLM stage's answer comes from the response cache) and
+    // stores nothing twice.
     const inputKeys = Object.values(p.inputs);
-    const stored = inputKeys.length ? await this.reads.submit([p.stageKey, ...inputKeys]) : new Map<string, StoredStageResult>();
+    const stored = carriedInputs(p) ?? (inputKeys.length ? await this.reads.submit([p.stageKey, ...inputKeys]) : new Map<string, Stored>());
     let run: StageRun | undefined;
     if (!stored.has(p.stageKey)) {
       const impl = this.implementation(p);
@@ -127,12 +128,12 @@ export class StageRunner {
     return batch.map((c) => ({ inserted: !!c.run && written.delete(c.p.stageKey), batch: batch.length }));
   }
 
-  /** The stage's context: its item, database replica and input outputs (`stored` when already read), from Postgres. */
-  async context(p: StageJobPayload, job: Job, stored?: Map<string, StoredStageResult>): Promise<StageContext> {
+  /** The stage's context: its item, database replica and input outputs (`stored` when already at hand), from Postgres. */
+  async context(p: StageJobPayload, job: Job, stored?: Map<string, Stored>): Promise<StageContext> {
     const item = await this.item(p.datasetVersionId, p.itemId);
     const db = await this.database(p.datasetVersionId, item.dbId);
     const inputKeys = Object.entries(p.inputs);
-    stored ??= await this.reads.submit(inputKeys.map(([, k]) => k));
+    stored ??= carriedInputs(p) ?? await this.reads.submit(inputKeys.map(([, k]) => k));
     const inputs: Record<string, unknown> = {};
     for (const [name, key] of inputKeys) {
       const r = stored.get(key);
@@ -202,6 +203,17 @@ class PhaseClock {
     this.laps[phase] = (this.laps[phase] ?? 0) + Math.round((now - this.last) * 1000) / 1000;
     this.last = now;
   }
+}
+
+/** A result as a stage reads it: its output. */
+type Stored = Pick<StoredStageResult, 'output'>;
+
+/** The outputs of all of a stage's inputs when they came with its job, by key; undefined when any did not. */
+function carriedInputs(p: StageJobPayload): Map<string, Stored> | undefined {
+  const carried = p.inputOutputs;
+  const keys = Object.values(p.inputs);
+  if (!carried || keys.length === 0 || !keys.every((k) => k in carried)) return undefined;
+  return new Map(keys.map((k) => [k, { output: carried[k] }]));
 }
 
 /** Caches a promise per key; a rejected load is forgotten so the next job tries again. */

@@ -17,6 +17,11 @@ export const stageJobPayloadSchema = z.object({
   variantId: z.string().uuid(),
   /** Whether the stage ends its items' graphs (its result closes items); absent in jobs enqueued before it existed. */
   final: z.boolean().optional(),
+  /**
+   * The outputs of its inputs by stage key, when they were small enough to travel with the job (outputs never change
+   * under a key); absent otherwise, and the worker reads them from Postgres.
+   */
+  inputOutputs: z.record(z.string(), z.unknown()).optional(),
 });
 export type StageJobPayload = z.infer<typeof stageJobPayloadSchema>;
 

@@ -6,7 +6,11 @@ import type { NewRunStage, RunRow, RunStageRow, RunSummaryRow, VariantRow } from
 export interface NewVariant { id: string; variantKey: string; label: string; pipeline: string; model: string; sampleIndex: number; params: Record<string, unknown> }
 export interface PlannedStage { variantId: string; itemId: string; stage: string; stageKey: string; role: string; params: Record<string, string | number | boolean>; inputs: Record<string, string>; isFinal: boolean }
 export interface StageProgress { stage: string; planned: number; done: number; failed: number }
-export type ReadyStage = RunStageRow & { dataset_version_id: number; priority: string; llm_mode: 'online' | 'batch' };
+/** `input_outputs`: the outputs of its inputs by key when they take at most `carriedInputBytes` as stored, else null. */
+export type ReadyStage = RunStageRow & { dataset_version_id: number; priority: string; llm_mode: 'online' | 'batch'; input_outputs: Record<string, unknown> | null };
+
+/** How much of its inputs' outputs a ready stage's job carries, so that its worker need not read them. */
+export const carriedInputBytes = 16_384;
 export interface LeaderboardRow extends RunSummaryRow { label: string; pipeline: string; model: string; position: number }
 
 /**
@@ -26,7 +30,10 @@ function readyStagesWhere(where: RawBuilder<unknown>) {
         AND NOT EXISTS (SELECT 1 FROM stage_failures f WHERE f.run_id = rs.run_id AND f.stage_key = rs.stage_key)
         AND (rs.last_input_key IS NULL OR EXISTS (SELECT 1 FROM stage_results g WHERE g.stage_key = rs.last_input_key))
     )
-    SELECT DISTINCT ON (u.stage_key) u.* FROM unfinished u
+    SELECT DISTINCT ON (u.stage_key) u.*,
+      (SELECT CASE WHEN sum(pg_column_size(r.output)) <= ${carriedInputBytes} THEN jsonb_object_agg(r.stage_key, r.output) END
+         FROM stage_results r WHERE r.stage_key = ANY(u.input_keys)) AS input_outputs
+    FROM unfinished u
     WHERE NOT EXISTS (
       SELECT 1 FROM generate_series(cardinality(u.input_keys), 1, -1) i
       WHERE NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = u.input_keys[i]))`;

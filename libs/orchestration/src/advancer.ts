@@ -8,7 +8,7 @@ function payloadOf(r: ReadyStage): StageJobPayload {
   return {
     stageKey: r.stage_key, stage: r.stage, datasetVersionId: r.dataset_version_id, itemId: r.item_id,
     params: r.params as unknown as StageJobPayload['params'], inputs: r.inputs as unknown as Record<string, string>,
-    runId: r.run_id, variantId: r.variant_id, final: r.is_final,
+    runId: r.run_id, variantId: r.variant_id, final: r.is_final, ...(r.input_outputs ? { inputOutputs: r.input_outputs } : {}),
   };
 }
 
