@@ -29,10 +29,11 @@ interface LoadedDatabase { schema: DatabaseSchema; dbPath: string }
 type Commit = { p: StageJobPayload; run: StageRun } | { p: Pick<StageJobPayload, 'stageKey' | 'final'>; run?: undefined };
 
 /**
- * Computes one stage job: loads its item, database and inputs from Postgres, runs the stage, stores the output
- * once by key and asks the advancer to move on. A job whose result already exists only re-triggers advancing,
- * so at-least-once delivery never yields a second result. Input reads and commits (store, then advance) of jobs
- * running at the same time are grouped: one query, one insert, one dependents lookup and one enqueue per group.
+ * Computes one stage job: loads its item, database and inputs (from Postgres, or from the job when they are small),
+ * runs the stage, stores the output once by key and asks the advancer to move on. A job whose result already exists
+ * only re-triggers advancing, so at-least-once delivery never yields a second result. Input reads and commits (store,
+ * then advance) of jobs running at the same time are grouped: one query, one insert, one dependents lookup and one
+ * enqueue per group.
  */
 export class StageRunner {
   private readonly machine = hostname();
