@@ -7,9 +7,9 @@ types.setTypeParser(types.builtins.INT8, (v) => Number(v));
 
 export type Db = Kysely<Database>;
 
-/** A Kysely instance's pool, and the pool of its prepared statements (opened on first use). */
-interface Pools { main: Pool; prepared?: Pool; open(options?: string): Pool }
-const pools = new WeakMap<Db, Pools>();
+/** The pool of a Kysely instance's prepared statements, opened on first use. */
+interface PreparedPool { pool?: Pool; open(): Pool }
+const preparedPools = new WeakMap<Db, PreparedPool>();
 
 export function createDb(databaseUrl: string, opts: { max?: number } = {}): Db {
   const open = (options?: string) => {
@@ -17,13 +17,13 @@ export function createDb(databaseUrl: string, opts: { max?: number } = {}): Db {
     pool.on('error', () => undefined); // an idle client losing its server is replaced on next checkout
     return pool;
   };
-  const entry: Pools = { main: open(), open };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: entry.main }) });
-  pools.set(db, entry);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: open() }) });
+  const prepared: PreparedPool = { open: () => open('-c plan_cache_mode=force_generic_plan') };
+  preparedPools.set(db, prepared);
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {
     await destroy();
-    await entry.prepared?.end();
+    await prepared.pool?.end();
   };
   return db;
 }
@@ -41,10 +41,10 @@ export function createDb(databaseUrl: string, opts: { max?: number } = {}): Db {
  * where a second connection preparing the same name would fail.
  */
 export async function executePrepared<R>(db: Db, name: string, query: CompiledQuery<R>): Promise<R[]> {
-  const entry = pools.get(db);
-  if (!entry) throw new Error(`executePrepared(${name}): this Kysely instance was not made by createDb`);
-  entry.prepared ??= entry.open('-c plan_cache_mode=force_generic_plan');
-  const client = await entry.prepared.connect();
+  const prepared = preparedPools.get(db);
+  if (!prepared) throw new Error(`executePrepared(${name}): this Kysely instance was not made by createDb`);
+  prepared.pool ??= prepared.open();
+  const client = await prepared.pool.connect();
   try {
     const { rows } = await client.query({ name: `${name}.${connectionNumber(client)}`, text: query.sql, values: query.parameters as unknown[] });
     client.release();
