@@ -18,17 +18,19 @@ export interface LeaderboardRow extends RunSummaryRow { label: string; pipeline:
  * all have results: one row per key. Unfinished stages whose last input has a result are picked out first, without
  * reading their input arrays. Those inputs are then checked from the last to the first. A stage that reads a whole
  * training set lists hundreds of inputs in plan order, and they finish in about that order, so the key checked first
- * is the one most likely to be missing.
+ * is the one most likely to be missing. The last input is joined rather than tested with `OR EXISTS`, which Postgres
+ * answered by hashing every stored key on each lookup.
  */
 function readyStagesWhere(where: RawBuilder<unknown>) {
   return sql<ReadyStage>`
     WITH unfinished AS MATERIALIZED (
       SELECT rs.*, runs.dataset_version_id, runs.priority, runs.llm_mode
       FROM run_stages rs JOIN runs ON runs.id = rs.run_id
+        LEFT JOIN stage_results last ON last.stage_key = rs.last_input_key
       WHERE ${where}
         AND NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = rs.stage_key)
         AND NOT EXISTS (SELECT 1 FROM stage_failures f WHERE f.run_id = rs.run_id AND f.stage_key = rs.stage_key)
-        AND (rs.last_input_key IS NULL OR EXISTS (SELECT 1 FROM stage_results g WHERE g.stage_key = rs.last_input_key))
+        AND (rs.last_input_key IS NULL OR last.stage_key IS NOT NULL)
     )
     SELECT DISTINCT ON (u.stage_key) u.*,
       (SELECT CASE WHEN sum(pg_column_size(r.output)) <= ${carriedInputBytes} THEN jsonb_object_agg(r.stage_key, r.output) END
@@ -37,6 +39,11 @@ function readyStagesWhere(where: RawBuilder<unknown>) {
     WHERE NOT EXISTS (
       SELECT 1 FROM generate_series(cardinality(u.input_keys), 1, -1) i
       WHERE NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = u.input_keys[i]))`;
+}
+
+/** The dependents lookup every stage job makes, as `executePrepared` runs it (with a generic plan). */
+export function readyDependentsQuery(db: Db, stageKeys: string[]) {
+  return readyStagesWhere(sql`rs.input_keys && ${stageKeys}::text[] AND runs.status = 'running'`).compile(db);
 }
 
 export class RunRepository {
@@ -94,7 +101,7 @@ export class RunRepository {
   /** Stages of running runs that read any of `stageKeys` and are now ready: one row per key. */
   async readyDependents(stageKeys: string[]): Promise<ReadyStage[]> {
     if (stageKeys.length === 0) return [];
-    return executePrepared(this.db, 'ready-dependents', readyStagesWhere(sql`rs.input_keys && ${stageKeys}::text[] AND runs.status = 'running'`).compile(this.db));
+    return executePrepared(this.db, 'ready-dependents', readyDependentsQuery(this.db, stageKeys));
   }
 
   /**

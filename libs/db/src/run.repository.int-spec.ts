@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+// Test helpers build on db; this spec-only import must not make the project graph circular.
+// nx-ignore-next-line
+import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
+import { preparedStatementSettings } from './connection';
+import { readyDependentsQuery, RunRepository, type PlannedStage } from './run.repository';
+
+interface PlanNode { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] }
+const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+describe('the dependents lookup every stage job makes', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => t.drop());
+
+  it('reads stored results by key, not all of them, under the generic plan and settings it runs with', async () => {
+    const dataset = await t.db.insertInto('datasets').values({ name: 'plan' }).returning('id').executeTakeFirstOrThrow();
+    const version = await t.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 'p', format: 'minibench', source_path: '-', item_count: 1000 })
+      .returning('id').executeTakeFirstOrThrow();
+    const variantId = randomUUID();
+    const key = (s: string) => Buffer.from(s).toString('hex').padEnd(64, '0').slice(0, 64);
+    // 1000 items, each with a stage that reads two inputs; and a training-set stage that reads every first input.
+    const stages = Array.from({ length: 1000 }, (_, i): PlannedStage[] => [
+      { variantId, itemId: `i${i}`, stage: 'a', stageKey: key(`a${i}`), role: 'sql', params: {}, inputs: {}, isFinal: false },
+      { variantId, itemId: `i${i}`, stage: 'b', stageKey: key(`b${i}`), role: 'sql', params: {}, inputs: {}, isFinal: false },
+      { variantId, itemId: `i${i}`, stage: 'c', stageKey: key(`c${i}`), role: 'sql', params: {}, inputs: { a: key(`a${i}`), b: key(`b${i}`) }, isFinal: true },
+    ]).flat();
+    stages.push({ variantId, itemId: 'i0', stage: 'all', stageKey: key('all'), role: 'sql', params: {}, inputs: Object.fromEntries(stages.filter((s) => s.stage === 'a').map((s) => [s.itemId, s.stageKey])), isFinal: false });
+    await new RunRepository(t.db).createRun({
+      sweep: { name: 'plan', source: '-', config: {}, configHash: 'plan' }, datasetVersionId: version.id, priority: 'interactive',
+      itemCount: 1000, stageJobs: stages.length, reusedStages: 0, simulated: true,
+      variants: [{ id: variantId, variantKey: 'plan', label: 'plan', pipeline: 'test', model: 'sim', sampleIndex: 0, params: {} }], stages,
+    });
+
+    const c = new Client({ connectionString: t.url });
+    await c.connect();
+    try {
+      // 3,000 results of earlier sweeps, about as many as a bench run held when the lookup hashed them all for each
+      // stage job: it must probe for the few keys it needs instead.
+      await c.query(`INSERT INTO stage_results (stage_key, stage, output, machine)
+        SELECT md5(i::text) || md5(i::text), 'earlier', '{"sql": "SELECT 1"}', 'test' FROM generate_series(1, 3000) i`);
+      await c.query(`INSERT INTO stage_results (stage_key, stage, output, machine) VALUES ($1, 'a', '1', 'test'), ($2, 'b', '1', 'test')`, [key('a0'), key('b7')]);
+      await c.query('ANALYZE');
+      const query = readyDependentsQuery(t.db, [key('a0')]);
+      for (const [name, value] of Object.entries(preparedStatementSettings)) await c.query(`SET ${name} = ${value}`);
+      await c.query(`PREPARE lookup AS ${query.sql}`);
+      const literal = (v: unknown) => (Array.isArray(v) ? `ARRAY[${v.map((s) => `'${String(s)}'`).join(',')}]` : String(v));
+      const { rows } = await c.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) EXECUTE lookup(${query.parameters.map(literal).join(', ')})`);
+      const scanned = nodes(rows[0]['QUERY PLAN'][0].Plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
+      expect(scanned).not.toContain('stage_results');
+    } finally {
+      await c.end();
+    }
+  });
+});
