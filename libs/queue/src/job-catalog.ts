@@ -46,4 +46,8 @@ export function jobIdFor(name: JobName, key: string): string {
   return key;
 }
 
-export const priorities = { interactive: 1, nightly: 10 } as const;
+/**
+ * BullMQ priorities of the two lanes. Interactive jobs carry none: BullMQ serves its plain wait list, which costs less
+ * to add to and take from than the prioritized set, before any prioritized job.
+ */
+export const priorities = { interactive: 0, nightly: 10 } as const;

@@ -48,4 +48,26 @@ describe('queue client and worker host', () => {
     await host.close();
     expect(seen.sort()).toEqual(['dev-1', 'dev-2']);
   });
+
+  it('serves interactive jobs ahead of nightly ones, whichever were added first', async () => {
+    const lanesPrefix = testQueuePrefix();
+    const lanes = new QueueClient(redisUrl, lanesPrefix);
+    await lanes.enqueue('stage.sql', payload(10), { key: key(10), priority: 'nightly' });
+    await lanes.enqueue('stage.sql', payload(11), { key: key(11), priority: 'interactive' });
+    await lanes.enqueue('stage.sql', payload(12), { key: key(12), priority: 'nightly' });
+    await lanes.enqueue('stage.sql', payload(13), { key: key(13) });
+    const seen: string[] = [];
+    const host = new WorkerHost({ redisUrl, prefix: lanesPrefix, queues: { 'stage-sql': 1 } });
+    await new Promise<void>((resolve) => {
+      host.start({
+        'stage.sql': async (p) => {
+          seen.push(p.itemId);
+          if (seen.length === 4) resolve();
+        },
+      });
+    });
+    await host.close();
+    await lanes.close();
+    expect(seen).toEqual(['dev-11', 'dev-13', 'dev-10', 'dev-12']);
+  });
 });
