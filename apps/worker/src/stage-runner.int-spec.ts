@@ -113,6 +113,7 @@ describe('StageRunner commits (store, then advance) in groups', () => {
     await Promise.all([r.settle(item.pa, { output, simulated: true }, 'j1'), r.settle(item.pa, { output: 'other' }, 'j2'), r.settle(item.pb, { output: null }, 'j3')]);
 
     expect(lines.map((l) => [l.jobId, l.inserted])).toEqual([['j1', true], ['j2', false], ['j3', true]]);
+    for (const l of lines) expect(l.commitMs).toEqual({ store: expect.any(Number), lookup: expect.any(Number), enqueue: expect.any(Number), close: expect.any(Number) });
     const stored = await stages.getResults([item.a, item.b]);
     expect(stored.get(item.a)).toMatchObject({ output, simulated: true });
     expect(stored.get(item.b)).toMatchObject({ output: null, simulated: false });

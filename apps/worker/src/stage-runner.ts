@@ -2,13 +2,13 @@ import { hostname } from 'node:os';
 import type { StageJobPayload } from '@sqlsweep/contracts';
 import { sha256File, type DatabaseSchema } from '@sqlsweep/datasets';
 import type { DatasetRepository, StageRepository, StoredItem, StoredStageResult } from '@sqlsweep/db';
-import type { Advancer } from '@sqlsweep/orchestration';
+import type { AdvanceTimings, Advancer } from '@sqlsweep/orchestration';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
 import { stageImplementations, type LlmStage, type RetrievalServices, type StageContext, type StageImplementation, type StageRun } from '@sqlsweep/pipelines';
 import type { LlmRequest, LlmResponse } from '@sqlsweep/llm';
 import { GroupCommit } from './group-commit';
 import { WorkerDataset } from './stage-services';
-import { Worker, UnrecoverableError, type Job, type QueueClient } from '@sqlsweep/queue';
+import { priorities, Worker, UnrecoverableError, type Job, type QueueClient } from '@sqlsweep/queue';
 import type { SandboxPool } from '@sqlsweep/sql-sandbox';
 
 export interface StageRunnerDeps {
@@ -29,6 +29,12 @@ interface LoadedDatabase { schema: DatabaseSchema; dbPath: string }
 type Commit = { p: StageJobPayload; run: StageRun } | { p: Pick<StageJobPayload, 'stageKey' | 'final'>; run?: undefined };
 
 /**
+ * What a member of a commit group learns: whether its commit wrote the key, the group's size, and the milliseconds
+ * of the group's steps (store; then, unless advancing failed, those of `AdvanceTimings`).
+ */
+interface CommitOutcome { inserted: boolean; batch: number; commitMs: { store: number } & Partial<AdvanceTimings> }
+
+/**
  * Computes one stage job: loads its item, database and inputs (from Postgres, or from the job when they are small),
  * runs the stage, stores the output once by key and asks the advancer to move on. A job whose result already exists
  * only re-triggers advancing, so at-least-once delivery never yields a second result. Input reads and commits (store,
@@ -45,7 +51,7 @@ export class StageRunner {
     const found = await this.deps.stages.getResults([...new Set(keyLists.flat())]);
     return keyLists.map(() => found);
   });
-  private readonly commits = new GroupCommit<Commit, { inserted: boolean; batch: number }>((batch) => this.commitBatch(batch));
+  private readonly commits = new GroupCommit<Commit, CommitOutcome>((batch) => this.commitBatch(batch));
 
   constructor(private readonly deps: StageRunnerDeps) {}
 
@@ -66,9 +72,9 @@ export class StageRunner {
     } else {
       clock.lap('load');
     }
-    const { inserted, batch } = await this.commits.submit(run ? { p, run } : { p });
+    const { inserted, batch, commitMs } = await this.commits.submit(run ? { p, run } : { p });
     clock.lap('commit');
-    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, batch, ms: clock.laps }, 'stage done');
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, batch, ms: clock.laps, commitMs }, 'stage done');
   }
 
   /** After the last attempt: a per-run failure (never memoized), then advance so the items are closed as errors. */
@@ -95,8 +101,8 @@ export class StageRunner {
 
   /** Stores a result computed elsewhere (an LLM batch) and advances past it, as a stage job would. */
   async settle(p: StageJobPayload, run: StageRun, jobId: string | undefined): Promise<void> {
-    const { inserted } = await this.commits.submit({ p, run });
-    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId, stage: p.stage, inserted }, 'stage done');
+    const { inserted, batch, commitMs } = await this.commits.submit({ p, run });
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId, stage: p.stage, inserted, batch, commitMs }, 'stage done');
   }
 
   /** Moves the runs on past a result that is stored already. */
@@ -110,7 +116,8 @@ export class StageRunner {
    * own retries, so the stage jobs themselves succeed. The insert commits before the dependents lookup starts, so
    * of two inputs stored at once by different workers, the later lookup sees both.
    */
-  private async commitBatch(batch: Commit[]): Promise<{ inserted: boolean; batch: number }[]> {
+  private async commitBatch(batch: Commit[]): Promise<CommitOutcome[]> {
+    const started = performance.now();
     const computed = batch.filter((c): c is Extract<Commit, { run: StageRun }> => c.run !== undefined);
     const written = await this.deps.stages.saveResults(computed.map(({ p, run }) => ({
       stageKey: p.stageKey, stage: p.stage, output: run.output, simulated: run.simulated ?? false,
@@ -119,14 +126,15 @@ export class StageRunner {
       runId: p.runId, variantId: p.variantId, machine: this.machine,
     })));
     const stored = batch.map(({ p }) => ({ stageKey: p.stageKey, final: p.final }));
+    let commitMs: CommitOutcome['commitMs'] = { store: Math.round((performance.now() - started) * 1000) / 1000 };
     try {
-      await this.deps.advancer.onStagesStored(stored);
+      commitMs = { ...commitMs, ...await this.deps.advancer.onStagesStored(stored) };
     } catch (e) {
       this.deps.log({ stageKeys: stored.map((s) => s.stageKey), err: (e as Error).message }, 'advancing failed: left to run.advance jobs');
       for (const { stageKey } of stored) await this.deps.queue.enqueue('run.advance', { stageKey }, { key: stageKey });
     }
     // Of two commits of one key in a group, the first wrote it.
-    return batch.map((c) => ({ inserted: !!c.run && written.delete(c.p.stageKey), batch: batch.length }));
+    return batch.map((c) => ({ inserted: !!c.run && written.delete(c.p.stageKey), batch: batch.length, commitMs }));
   }
 
   /** The stage's context: its item, database replica and input outputs (`stored` when already at hand), from Postgres. */
@@ -144,7 +152,7 @@ export class StageRunner {
     const version = await this.version(p.datasetVersionId);
     const ctx: StageContext = {
       item, schema: db.schema, dbPath: db.dbPath, semantics: version.semantics, datasetVersion: version.contentHash,
-      params: p.params, inputs, priority: (job.opts.priority ?? 1) > 1 ? 'nightly' : 'interactive',
+      params: p.params, inputs, priority: job.opts.priority === priorities.nightly ? 'nightly' : 'interactive',
       services: { sandbox: this.deps.sandbox, sqlDeadlineMs: this.deps.sqlDeadlineMs, retrieval: this.deps.retrieval, dataset: version.dataset },
     };
     return ctx;

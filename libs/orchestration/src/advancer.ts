@@ -12,6 +12,20 @@ function payloadOf(r: ReadyStage): StageJobPayload {
   };
 }
 
+/** Wall-clock milliseconds of advancing past stored stages: find the ready dependents, enqueue them, close items. */
+export interface AdvanceTimings { lookup: number; enqueue: number; close: number }
+
+/** Milliseconds since the previous call (or since the stopwatch was made), to the microsecond. */
+function stopwatch(): () => number {
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    const ms = Math.round((now - last) * 1000) / 1000;
+    last = now;
+    return ms;
+  };
+}
+
 /**
  * Moves runs forward from what Postgres says: enqueues every stage whose inputs are ready (job id = stage key, so
  * enqueueing twice is harmless), turns finished final stages and failures into item results, and closes runs.
@@ -33,10 +47,15 @@ export class Advancer {
    * items they finish. Looks only at rows that read or end with these keys; `final: false` marks a key that ends no
    * item.
    */
-  async onStagesStored(stored: { stageKey: string; final?: boolean }[]): Promise<void> {
-    await this.enqueue(await this.runs.readyDependents(stored.map((s) => s.stageKey)));
+  async onStagesStored(stored: { stageKey: string; final?: boolean }[]): Promise<AdvanceTimings> {
+    const lap = stopwatch();
+    const ready = await this.runs.readyDependents(stored.map((s) => s.stageKey));
+    const lookup = lap();
+    await this.enqueue(ready);
+    const enqueue = lap();
     const finals = stored.filter((s) => s.final !== false).map((s) => s.stageKey);
     for (const runId of await this.runs.materializeItemResultsEndingWith(finals)) await this.runs.finalizeIfComplete(runId);
+    return { lookup, enqueue, close: lap() };
   }
 
   /**
