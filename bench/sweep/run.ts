@@ -101,12 +101,14 @@ async function medianOf<T>(times: number, measure: () => Promise<T>, by: (t: T) 
   return taken.sort((a, b) => by(a) - by(b))[Math.floor(times / 2)];
 }
 
-interface StageDone { runId: string; stage: string; batch: number; ms: Record<string, number> }
+interface StageDone { runId: string; stage: string; batch: number; ms: Record<string, number>; commitMs: Record<string, number> }
+type Phases = (l: StageDone) => Record<string, number>;
+const jobPhases: Phases = (l) => l.ms;
 
 /** Mean milliseconds per phase over the stage jobs of one run, from the workers' `stage done` log lines. */
-function phaseMeans(lines: StageDone[]): Record<string, number> {
+function phaseMeans(lines: StageDone[], phasesOf = jobPhases): Record<string, number> {
   const sums: Record<string, number> = {};
-  for (const l of lines) for (const [phase, ms] of Object.entries(l.ms)) sums[phase] = (sums[phase] ?? 0) + ms;
+  for (const l of lines) for (const [phase, ms] of Object.entries(phasesOf(l))) sums[phase] = (sums[phase] ?? 0) + ms;
   return Object.fromEntries(Object.entries(sums).map(([phase, ms]) => [phase, round(ms / lines.length)]));
 }
 
@@ -114,10 +116,10 @@ function phaseMeans(lines: StageDone[]): Record<string, number> {
  * Mean milliseconds per phase of the serial run's stage kinds, weighted by how many jobs of each kind the full sweep
  * ran: a few serial items hold all the training-set stages, the full sweep mostly per-item ones.
  */
-function weightedPhaseMeans(serial: StageDone[], mix: StageDone[]): Record<string, number> {
+function weightedPhaseMeans(serial: StageDone[], mix: StageDone[], phasesOf = jobPhases): Record<string, number> {
   const meansOf = new Map<string, Record<string, number>>();
   const byStage = (lines: StageDone[]) => lines.reduce((m, l) => m.set(l.stage, [...(m.get(l.stage) ?? []), l]), new Map<string, StageDone[]>());
-  for (const [stage, lines] of byStage(serial)) meansOf.set(stage, phaseMeans(lines));
+  for (const [stage, lines] of byStage(serial)) meansOf.set(stage, phaseMeans(lines, phasesOf));
   const sums: Record<string, number> = {};
   let weight = 0;
   for (const [stage, lines] of byStage(mix)) {
@@ -153,7 +155,7 @@ async function main(): Promise<void> {
   const collect = (line: string) => {
     if (!line.includes('"stage done"')) return;
     const l = JSON.parse(line) as StageDone;
-    done.push({ runId: l.runId, stage: l.stage, batch: l.batch, ms: l.ms });
+    done.push({ runId: l.runId, stage: l.stage, batch: l.batch, ms: l.ms, commitMs: l.commitMs });
   };
   const sweepConfig = (name: string, items: number) => {
     const file = join(env.SQLSWEEP_DATA_DIR, `${name}.yaml`);
@@ -211,6 +213,7 @@ async function main(): Promise<void> {
     const planMsPerJob = parallel.planMs / stageJobs;
     // Latency: one job at a time, wall time of the phases that are not the stage's own work.
     const phases = weightedPhaseMeans(serial.jobs, parallel.jobs);
+    const commitSteps = weightedPhaseMeans(serial.jobs, parallel.jobs, (l) => l.commitMs);
     const orchestrationMs = (phases.load ?? 0) + (phases.commit ?? 0) + planMsPerJob;
     const perJob = (ms: number) => round(ms / stageJobs);
     // Baselines: the median of three measurements each, as one of them now and then runs several times slower here.
@@ -235,6 +238,7 @@ async function main(): Promise<void> {
       cost: {
         items: serial.run.item_count, stageJobs: serial.jobs.length,
         meanMsPerStageJob: phases,
+        meanCommitStepsMs: commitSteps,
         unweightedMeanMsPerStageJob: phaseMeans(serial.jobs),
         planMsPerStageJob: round(planMsPerJob),
         orchestrationMsPerStageJob: round(orchestrationMs),
@@ -251,6 +255,7 @@ async function main(): Promise<void> {
         'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers and of the worker processes (work included) during the sweep, per stage job.',
         'cost: one worker process per queue (llm, sql, retrieval), each doing one job at a time, each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code.',
+        'meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
         'noopBullmqCpuMsPerJob: CPU time of the no-op jobs\' worker (this process) and Redis, per job. cpuMsPerStageJob includes the LLM client\'s response cache (Postgres) and rate budget (Redis), which are the LLM stages\' work.',
       ].join(' '),
       measuredAt: new Date().toISOString(),
