@@ -1,20 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { LlmClient, LlmError, type LlmBatchJob, type LlmRequest } from '@sqlsweep/llm';
-import { LlmCacheRepository } from '@sqlsweep/db/src/llm-cache.repository';
+import { LlmCacheRepository } from '@sqlsweep/db';
+import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
 import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
 import { BIRD_SAMPLE, TEST_SIM_CONFIG, datasetsPresent, sqlOf, sqlPrompt, testCatalog } from './testing/sim-fixtures';
 
 const describeIf = datasetsPresent ? describe : describe.skip;
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const migration = join(__dirname, '..', '..', '..', 'libs', 'db', 'migrations', '20261122060000_llm_cache.up.sql');
 
 interface BirdItem { question: string; evidence: string; SQL: string }
 
 describeIf('batch APIs through both SDKs against llm-sim', () => {
-  const dbName = `llm_${randomBytes(6).toString('hex')}`;
+  let t: TestDatabase;
   let pool: Pool;
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
   let client: LlmClient;
@@ -22,14 +20,8 @@ describeIf('batch APIs through both SDKs against llm-sim', () => {
   const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as BirdItem[];
 
   beforeAll(async () => {
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${dbName}`;
-    pool = new Pool({ connectionString: url.toString(), max: 2 });
-    await pool.query(readFileSync(migration, 'utf8'));
+    t = await createTestDatabase();
+    pool = new Pool({ connectionString: t.url, max: 2 });
     sim = await startLlmSimulator({ datasetDirs: [BIRD_SAMPLE], config: TEST_SIM_CONFIG });
     repo = new LlmCacheRepository(pool);
     client = new LlmClient({ catalog: testCatalog(), env: { SIM_URL: sim.url, SIM_KEY: 'sk-batch-test' }, cache: repo });
@@ -37,10 +29,7 @@ describeIf('batch APIs through both SDKs against llm-sim', () => {
   afterAll(async () => {
     await sim?.close();
     await pool?.end();
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await t?.drop();
   });
 
   const requests = (model: string, namespace: string): LlmRequest[] => [

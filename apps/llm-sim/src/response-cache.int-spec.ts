@@ -1,20 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { LlmClient } from '@sqlsweep/llm';
-import { LlmCacheRepository } from '@sqlsweep/db/src/llm-cache.repository';
+import { LlmCacheRepository } from '@sqlsweep/db';
+import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
 import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
 import { BIRD_SAMPLE, TEST_SIM_CONFIG, datasetsPresent, sqlPrompt, testCatalog } from './testing/sim-fixtures';
 
 const describeIf = datasetsPresent ? describe : describe.skip;
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const migrations = join(__dirname, '..', '..', '..', 'libs', 'db', 'migrations');
 
 interface BirdItem { question: string; evidence: string; SQL: string }
 
 describeIf('response cache in Postgres, through the client and llm-sim', () => {
-  const dbName = `llm_${randomBytes(6).toString('hex')}`;
+  let t: TestDatabase;
   const key = 'sk-test-CACHE-SECRET-5e2d8a';
   let pool: Pool;
   let dbUrl: string;
@@ -24,16 +22,9 @@ describeIf('response cache in Postgres, through the client and llm-sim', () => {
   const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as BirdItem[];
 
   beforeAll(async () => {
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${dbName}`;
-    dbUrl = url.toString();
+    t = await createTestDatabase();
+    dbUrl = t.url;
     pool = new Pool({ connectionString: dbUrl, max: 4 });
-    // Until the shared migration runner applies every file, apply this migration here.
-    await pool.query(readFileSync(join(migrations, '20261122060000_llm_cache.up.sql'), 'utf8'));
     sim = await startLlmSimulator({ datasetDirs: [BIRD_SAMPLE], config: TEST_SIM_CONFIG });
     client = new LlmClient({
       catalog: testCatalog(),
@@ -45,10 +36,7 @@ describeIf('response cache in Postgres, through the client and llm-sim', () => {
   afterAll(async () => {
     await sim?.close();
     await pool?.end();
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await t?.drop();
   });
 
   const req = (item: BirdItem, extra: object = {}) => ({
@@ -92,6 +80,9 @@ describeIf('response cache in Postgres, through the client and llm-sim', () => {
       expect(results.filter((r) => !r.cached)).toHaveLength(1);
       const { rows } = await pool.query('SELECT count(*)::int AS n FROM llm_cache_claims');
       expect(rows[0].n).toBe(0);
+      // Claims are no results: their commits need not wait for the disk (a crash only loses calls in flight).
+      const persistence = await pool.query("SELECT relpersistence FROM pg_class WHERE relname = 'llm_cache_claims'");
+      expect(persistence.rows[0].relpersistence).toBe('u');
     } finally {
       await otherPool.end();
     }
