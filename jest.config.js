@@ -11,6 +11,7 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/apps/dashboard/'],
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 60_000,
   maxWorkers: 2,
 };

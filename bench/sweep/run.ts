@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { Queue, Worker } from 'bullmq';
 import { Client } from 'pg';
 import { pipelineNames } from '@sqlsweep/contracts';
-import { createTestDatabase, testQueuePrefix } from '@sqlsweep/testing';
+import { createTestDatabase, removeTestQueueKeys, testQueuePrefix } from '@sqlsweep/testing';
 import { setup } from '../../scripts/setup';
 import { runCli, startSimulator, startWorkers, type Proc } from '../../test/support/e2e';
 import { processCpuMs, serverCpuMs } from './process-cpu';
@@ -267,6 +267,7 @@ async function main(): Promise<void> {
     await stopWorkers(workers);
     await sim.stop();
     await db.drop();
+    await removeTestQueueKeys(endpoints.redisUrl, { run: process.env.SQLSWEEP_TEST_RUN! });
   }
 }
 

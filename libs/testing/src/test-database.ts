@@ -71,8 +71,3 @@ export async function createTestDatabase(baseUrl = process.env.DATABASE_URL ?? '
     },
   };
 }
-
-/** A BullMQ key prefix no other test file shares. */
-export function testQueuePrefix(): string {
-  return `sqlsweep_test_${randomBytes(5).toString('hex')}`;
-}
