@@ -19,7 +19,8 @@ export interface LeaderboardRow extends RunSummaryRow { label: string; pipeline:
  * reading their input arrays. Those inputs are then checked from the last to the first. A stage that reads a whole
  * training set lists hundreds of inputs in plan order, and they finish in about that order, so the key checked first
  * is the one most likely to be missing. The last input is joined rather than tested with `OR EXISTS`, which Postgres
- * answered by hashing every stored key on each lookup.
+ * answered by hashing every stored key on each lookup. The array is detoasted once per stage (`|| '{}'` behind
+ * `OFFSET 0`): each subscript of the stored value would decompress the whole array again.
  */
 function readyStagesWhere(where: RawBuilder<unknown>) {
   return sql<ReadyStage>`
@@ -37,8 +38,8 @@ function readyStagesWhere(where: RawBuilder<unknown>) {
          FROM stage_results r WHERE r.stage_key = ANY(u.input_keys)) AS input_outputs
     FROM unfinished u
     WHERE NOT EXISTS (
-      SELECT 1 FROM generate_series(cardinality(u.input_keys), 1, -1) i
-      WHERE NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = u.input_keys[i]))`;
+      SELECT 1 FROM (SELECT u.input_keys || '{}'::text[] AS keys OFFSET 0) detoasted, generate_series(cardinality(keys), 1, -1) i
+      WHERE NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = keys[i]))`;
 }
 
 /** The dependents lookup every stage job makes, as `executePrepared` runs it (with a generic plan). */
