@@ -131,12 +131,14 @@ function weightedPhaseMeans(serial: StageDone[], mix: StageDone[], phasesOf = jo
   return Object.fromEntries(Object.entries(sums).map(([phase, ms]) => [phase, round(ms / weight)]));
 }
 
-/** The stages whose jobs add the most overhead (load + commit) in all, with their mean phases. */
+/** The stages whose jobs add the most overhead (load + commit) in all, with their mean phases and commit steps. */
 function costliestStages(lines: StageDone[], top = 8) {
   const byStage = new Map<string, StageDone[]>();
   for (const l of lines) byStage.set(l.stage, [...(byStage.get(l.stage) ?? []), l]);
   const overhead = (ms: Record<string, number>) => (ms.load ?? 0) + (ms.commit ?? 0);
-  return [...byStage].map(([stage, ls]) => ({ stage, jobs: ls.length, totalOverheadMs: round(ls.reduce((t, l) => t + overhead(l.ms), 0), 1), mean: phaseMeans(ls) }))
+  return [...byStage].map(([stage, ls]) => ({
+    stage, jobs: ls.length, totalOverheadMs: round(ls.reduce((t, l) => t + overhead(l.ms), 0), 1), mean: phaseMeans(ls), commitSteps: phaseMeans(ls, (l) => l.commitMs),
+  }))
     .sort((a, b) => b.totalOverheadMs - a.totalOverheadMs).slice(0, top);
 }
 
