@@ -27,27 +27,45 @@ export class QueueClient {
     await this.enqueueMany(name, [{ payload, ...opts }]);
   }
 
-  /** Adds jobs in bulk; a job whose id already exists (waiting, active or kept as completed) is not added again. */
+  /**
+   * Adds jobs in bulk, one per id: a job whose id is waiting, delayed or active is not added again. A job kept as
+   * completed or failed is replaced, since BullMQ would otherwise ignore the add: callers enqueue only what Postgres
+   * says is still to do, so such a job is stale (its result was lost with a Postgres, or it failed for good in an
+   * earlier run) and leaving it would stall the run.
+   */
   async enqueueMany<N extends JobName>(name: N, jobs: Array<{ payload: JobPayload<N> } & EnqueueOptions>): Promise<void> {
     if (jobs.length === 0) return;
     const def = jobCatalog[name];
     const queue = this.queue(def.queue);
-    for (let i = 0; i < jobs.length; i += 500) {
-      await queue.addBulk(
-        jobs.slice(i, i + 500).map((j) => ({
-          name,
-          data: def.schema.parse(j.payload),
-          opts: {
-            jobId: jobIdFor(name, j.key),
-            attempts: def.attempts,
-            backoff: { type: 'exponential', delay: def.backoffMs },
-            priority: priorities[j.priority ?? 'interactive'],
-            removeOnComplete: { age: 24 * 3600, count: 100_000 },
-            removeOnFail: { age: 7 * 24 * 3600 },
-          },
-        })),
-      );
+    const toAdd = jobs.map((j) => ({
+      name,
+      data: def.schema.parse(j.payload),
+      opts: {
+        jobId: jobIdFor(name, j.key),
+        attempts: def.attempts,
+        backoff: { type: 'exponential', delay: def.backoffMs },
+        priority: priorities[j.priority ?? 'interactive'],
+        removeOnComplete: { age: 24 * 3600, count: 100_000 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      },
+    }));
+    for (let i = 0; i < toAdd.length; i += 500) {
+      const chunk = toAdd.slice(i, i + 500);
+      // Sent together: whichever Redis runs first, a finished job stays finished and the add leaves it be.
+      const [finished] = await Promise.all([this.finishedIds(queue, chunk.map((j) => j.opts.jobId)), queue.addBulk(chunk)]);
+      if (finished.size === 0) continue;
+      await Promise.all([...finished].map((id) => queue.remove(id)));
+      await queue.addBulk(chunk.filter((j) => finished.has(j.opts.jobId)));
     }
+  }
+
+  /** Of these job ids, those kept as completed or failed: one round trip. */
+  private async finishedIds(queue: Queue, ids: string[]): Promise<Set<string>> {
+    const pipeline = this.connection.pipeline();
+    for (const id of ids) pipeline.zscore(queue.keys.completed, id).zscore(queue.keys.failed, id);
+    const replies = (await pipeline.exec()) ?? [];
+    const scored = (reply: [Error | null, unknown] | undefined) => typeof reply?.[1] === 'string';
+    return new Set(ids.filter((_, i) => scored(replies[2 * i]) || scored(replies[2 * i + 1])));
   }
 
   async depths(): Promise<Record<string, Record<string, number>>> {

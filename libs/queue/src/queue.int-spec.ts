@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UnrecoverableError } from 'bullmq';
 // nx-ignore-next-line
 import { testQueuePrefix } from '@sqlsweep/testing';
 import { QueueClient } from './queue-client';
@@ -69,5 +70,33 @@ describe('queue client and worker host', () => {
     await host.close();
     await lanes.close();
     expect(seen).toEqual(['dev-11', 'dev-13', 'dev-10', 'dev-12']);
+  });
+
+  it('replaces a job kept as completed or failed, as its work is asked for again', async () => {
+    const again = testQueuePrefix();
+    const c = new QueueClient(redisUrl, again);
+    const host = new WorkerHost({ redisUrl, prefix: again, queues: { 'stage-sql': 1 } });
+    try {
+      await c.enqueueMany('stage.sql', [{ payload: payload(20), key: key(20) }, { payload: payload(21), key: key(21) }]);
+      host.start({
+        'stage.sql': async (p) => {
+          if (p.itemId === 'dev-21') throw new UnrecoverableError('failed for good');
+        },
+      });
+      const state = async (n: number) => (await c.queue('stage-sql').getJob(key(n)))?.getState();
+      for (let i = 0; i < 100 && ((await state(20)) !== 'completed' || (await state(21)) !== 'failed'); i++) await new Promise((r) => setTimeout(r, 50));
+      await host.close();
+      expect([await state(20), await state(21)]).toEqual(['completed', 'failed']);
+
+      const later = [payload(20), payload(21)];
+      await c.enqueueMany('stage.sql', later.map((p, i) => ({ payload: p, key: key(20 + i) })));
+      for (const [i, p] of later.entries()) {
+        const job = await c.queue('stage-sql').getJob(key(20 + i));
+        expect(await job?.getState()).toBe('waiting');
+        expect(job?.data.runId).toBe(p.runId);
+      }
+    } finally {
+      await c.close();
+    }
   });
 });
