@@ -131,7 +131,7 @@ export class StageRunner {
       commitMs = { ...commitMs, ...await this.deps.advancer.onStagesStored(stored) };
     } catch (e) {
       this.deps.log({ stageKeys: stored.map((s) => s.stageKey), err: (e as Error).message }, 'advancing failed: left to run.advance jobs');
-      for (const { stageKey } of stored) await this.deps.queue.enqueue('run.advance', { stageKey }, { key: stageKey });
+      await this.deps.queue.enqueueMany('run.advance', stored.map(({ stageKey }) => ({ payload: { stageKey }, key: stageKey })));
     }
     // Of two commits of one key in a group, the first wrote it.
     return batch.map((c) => ({ inserted: !!c.run && written.delete(c.p.stageKey), batch: batch.length, commitMs }));
