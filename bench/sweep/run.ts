@@ -196,11 +196,11 @@ async function main(): Promise<void> {
     return procs;
   };
   const stopWorkers = (procs: Proc[]) => Promise.all(procs.map((w) => (stopping.add(w), w.stop())));
-  // Cost first: the pipelines on a few items through one worker per queue, each doing one job at a time, so that
-  // each phase's wall time is its cost rather than its wait behind other jobs in the same event loop. (Run second,
-  // it would find the non-LLM stages of those items already stored by the full sweep.)
-  const oneAtATime = { SQLSWEEP_LLM_CONCURRENCY: '1', SQLSWEEP_SQL_CONCURRENCY: '1', SQLSWEEP_RETRIEVAL_CONCURRENCY: '1' };
-  let workers = watched(['llm', 'sql', 'retrieval'].flatMap((role) => startWorkers(1, { ...env, ...oneAtATime, SQLSWEEP_ROLES: role, LOG_LEVEL: 'info' }, collect)));
+  // Cost first: the pipelines on a few items through one worker process serving every queue and running one job at a
+  // time in all, so that each phase's wall time is its cost rather than its wait behind other jobs for the two cores.
+  // (Run second, it would find the non-LLM stages of those items already stored by the full sweep.)
+  const oneAtATime = { SQLSWEEP_ROLES: 'llm,sql,retrieval', SQLSWEEP_MAX_ACTIVE_JOBS: '1' };
+  let workers = watched(startWorkers(1, { ...env, ...oneAtATime, LOG_LEVEL: 'info' }, collect));
   try {
     if ((await runCli(['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist'], env)).code !== 0) throw new Error('datasets add failed');
     await sweep(sweepConfig('bench-serial-warmup', 1));
@@ -255,7 +255,7 @@ async function main(): Promise<void> {
       },
       note: [
         'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers and of the worker processes (work included) during the sweep, per stage job.',
-        'cost: one worker process per queue (llm, sql, retrieval), each doing one job at a time, each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
+        'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code.',
         'meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
         'noopBullmqCpuMsPerJob: CPU time of the no-op jobs\' worker (this process) and Redis, per job. cpuMsPerStageJob includes the LLM client\'s response cache (Postgres) and rate budget (Redis), which are the LLM stages\' work.',

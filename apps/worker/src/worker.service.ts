@@ -61,7 +61,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const concurrency = { llm: env.SQLSWEEP_LLM_CONCURRENCY, sql: env.SQLSWEEP_SQL_CONCURRENCY, retrieval: env.SQLSWEEP_RETRIEVAL_CONCURRENCY };
     const queues = Object.fromEntries(env.SQLSWEEP_ROLES.map((role) => [`stage-${role}`, concurrency[role]]));
     this.host = new WorkerHost({
-      redisUrl: env.REDIS_URL, prefix: env.SQLSWEEP_QUEUE_PREFIX, queues, lockDurationMs: env.SQLSWEEP_JOB_LOCK_MS,
+      redisUrl: env.REDIS_URL, prefix: env.SQLSWEEP_QUEUE_PREFIX, queues, maxActive: env.SQLSWEEP_MAX_ACTIVE_JOBS, lockDurationMs: env.SQLSWEEP_JOB_LOCK_MS,
       onFailed: (job, error, final) => {
         this.log.warn({ jobId: job.id, stage: job.data?.stage, runId: job.data?.runId, final, err: error.message }, 'stage attempt failed');
         const failed: StageJobPayload[] = !final ? [] : job.name.startsWith('stage.') ? [job.data] : job.name === 'llm.batch' ? job.data.stages : [];

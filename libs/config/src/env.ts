@@ -29,6 +29,8 @@ export const workerEnvSchema = commonEnvSchema.extend({
   SQLSWEEP_LLM_CONCURRENCY: intFromString(1).default(16),
   SQLSWEEP_SQL_CONCURRENCY: intFromString(1).default(8),
   SQLSWEEP_RETRIEVAL_CONCURRENCY: intFromString(1).default(1),
+  /** The most jobs one worker process runs at once over all its roles; by default, the sum of the roles' concurrency. */
+  SQLSWEEP_MAX_ACTIVE_JOBS: intFromString(1).optional(),
   SQLSWEEP_SANDBOX_SIZE: intFromString(1).optional(),
   SQLSWEEP_SQL_DEADLINE_MS: intFromString(100).default(30_000),
   /** How long a job stays locked to a worker without renewal; a killed worker's jobs return after about this. */

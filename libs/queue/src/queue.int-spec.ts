@@ -50,6 +50,35 @@ describe('queue client and worker host', () => {
     expect(seen.sort()).toEqual(['dev-1', 'dev-2']);
   });
 
+  it('runs at most maxActive jobs at once over all its queues', async () => {
+    const peakOf = async (maxActive?: number) => {
+      const p = testQueuePrefix();
+      const c = new QueueClient(redisUrl, p);
+      for (let n = 30; n < 33; n++) {
+        await c.enqueue('stage.sql', payload(n), { key: key(n) });
+        await c.enqueue('stage.llm', payload(n + 10), { key: key(n + 10) });
+      }
+      let active = 0;
+      let peak = 0;
+      let done = 0;
+      const host = new WorkerHost({ redisUrl, prefix: p, queues: { 'stage-sql': 3, 'stage-llm': 3 }, maxActive });
+      await new Promise<void>((resolve) => {
+        const handler = async () => {
+          peak = Math.max(peak, ++active);
+          await new Promise((r) => setTimeout(r, 30));
+          active--;
+          if (++done === 6) resolve();
+        };
+        host.start({ 'stage.sql': handler, 'stage.llm': handler, 'llm.batch': handler });
+      });
+      await host.close();
+      await c.close();
+      return peak;
+    };
+    expect(await peakOf(1)).toBe(1);
+    expect(await peakOf()).toBeGreaterThan(1);
+  });
+
   it('serves interactive jobs ahead of nightly ones, whichever were added first', async () => {
     const lanesPrefix = testQueuePrefix();
     const lanes = new QueueClient(redisUrl, lanesPrefix);

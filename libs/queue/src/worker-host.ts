@@ -12,6 +12,8 @@ export interface WorkerHostOptions {
   prefix: string;
   /** queue name -> concurrency */
   queues: Record<string, number>;
+  /** The most jobs this host runs at once over all its queues; by default, the sum of the queues' concurrency. */
+  maxActive?: number;
   lockDurationMs?: number;
   onFailed?: (job: Job, error: Error, final: boolean) => void;
 }
@@ -23,8 +25,11 @@ export interface WorkerHostOptions {
 export class WorkerHost {
   private readonly workers: Worker[] = [];
   private readonly connections: Redis[] = [];
+  private readonly slots: Slots;
 
-  constructor(private readonly opts: WorkerHostOptions) {}
+  constructor(private readonly opts: WorkerHostOptions) {
+    this.slots = new Slots(opts.maxActive ?? Infinity);
+  }
 
   start<N extends JobName>(handlers: JobHandlers<N>): void {
     const served = Object.keys(this.opts.queues);
@@ -41,7 +46,7 @@ export class WorkerHost {
           const def = jobCatalog[name];
           if (!def || def.queue !== queue) throw new Error(`job ${job.id}: unknown job name "${job.name}" on queue ${queue}`);
           const handler = handlers[name] as JobHandler<N>;
-          await handler(def.schema.parse(job.data) as JobPayload<N>, job, token);
+          await this.slots.run(() => handler(def.schema.parse(job.data) as JobPayload<N>, job, token));
         },
         {
           connection,
@@ -64,5 +69,28 @@ export class WorkerHost {
     await Promise.all(this.workers.map((w) => w.close()));
     // BullMQ leaves a connection it was handed open; it is ours to close.
     for (const c of this.connections) c.disconnect();
+  }
+}
+
+/**
+ * A counting semaphore over the host's queues. A job waiting for a slot is already active in BullMQ and keeps its lock
+ * renewed; it only starts its work later.
+ */
+class Slots {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
   }
 }
