@@ -18,24 +18,30 @@ export class StageRepository {
 
   /**
    * Writes many results in one statement, each once per key; returns the keys this call wrote. Rows go in key order,
-   * so two workers writing overlapping batches wait on each other's keys in the same order and never deadlock.
+   * so two workers writing overlapping batches wait on each other's keys in the same order and never deadlock. They
+   * travel as one JSON document: parsed once, where an array parameter per column made Postgres parse an array
+   * literal and then each JSON element in it.
    */
   async saveResults(results: StageResultInput[]): Promise<Set<string>> {
     if (results.length === 0) return new Set();
-    const rs = [...results].sort((a, b) => (a.stageKey < b.stageKey ? -1 : a.stageKey > b.stageKey ? 1 : 0));
-    const column = <T>(f: (r: StageResultInput) => T) => rs.map(f);
-    const rows = await executePrepared(this.db, 'save-stage-results', sql<{ stage_key: string }>`
+    const rows = [...results].sort((a, b) => (a.stageKey < b.stageKey ? -1 : a.stageKey > b.stageKey ? 1 : 0)).map((r) => ({
+      stage_key: r.stageKey, stage: r.stage, output: r.output, simulated: r.simulated,
+      input_tokens: r.inputTokens ?? 0, cached_input_tokens: r.cachedInputTokens ?? 0, output_tokens: r.outputTokens ?? 0,
+      cost_usd: r.costUsd ?? 0, latency_ms: r.latencyMs ?? 0, trace: r.trace ?? null, run_id: r.runId ?? null, variant_id: r.variantId ?? null,
+      machine: r.machine,
+    }));
+    // A JSON null comes out of the document as SQL NULL: an output of null is stored as JSON null, as it was given.
+    const written = await executePrepared(this.db, 'save-stage-results', sql<{ stage_key: string }>`
       INSERT INTO stage_results (stage_key, stage, output, simulated, input_tokens, cached_input_tokens, output_tokens,
                                  cost_usd, latency_ms, trace, run_id, variant_id, machine)
-      SELECT * FROM unnest(${column((r) => r.stageKey)}::text[], ${column((r) => r.stage)}::text[],
-        ${column((r) => JSON.stringify(r.output))}::jsonb[], ${column((r) => r.simulated)}::boolean[],
-        ${column((r) => r.inputTokens ?? 0)}::integer[], ${column((r) => r.cachedInputTokens ?? 0)}::integer[],
-        ${column((r) => r.outputTokens ?? 0)}::integer[], ${column((r) => r.costUsd ?? 0)}::float8[],
-        ${column((r) => r.latencyMs ?? 0)}::float8[], ${column((r) => (r.trace === undefined ? null : JSON.stringify(r.trace)))}::jsonb[],
-        ${column((r) => r.runId ?? null)}::uuid[], ${column((r) => r.variantId ?? null)}::uuid[], ${column((r) => r.machine)}::text[])
+      SELECT stage_key, stage, coalesce(output, 'null'::jsonb), simulated, input_tokens, cached_input_tokens, output_tokens,
+        cost_usd, latency_ms, trace, run_id, variant_id, machine
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(stage_key text, stage text, output jsonb, simulated boolean,
+        input_tokens integer, cached_input_tokens integer, output_tokens integer, cost_usd float8, latency_ms float8, trace jsonb,
+        run_id uuid, variant_id uuid, machine text)
       ON CONFLICT (stage_key) DO NOTHING
       RETURNING stage_key`.compile(this.db));
-    return new Set(rows.map((r) => r.stage_key));
+    return new Set(written.map((r) => r.stage_key));
   }
 
   /** Prepared, with the keys as one array parameter: every stage job reads its inputs this way. */
