@@ -271,6 +271,19 @@ export class SandboxPool {
     while (this.dying.size > 0) await new Promise((r) => setTimeout(r, 10));
   }
 
+  /**
+   * Kills the slot's child once `deadlineMs` have passed since its job started. A timer may fire up to a millisecond
+   * early against the job's own clock (libuv counts from the start of the loop iteration), so it is re-armed for
+   * whatever is left: a query always gets its whole deadline.
+   */
+  private armDeadline(slot: Slot, deadlineMs: number, leftMs = deadlineMs): void {
+    slot.timer = setTimeout(() => {
+      const left = deadlineMs - Number(process.hrtime.bigint() - slot.startedAt!) / 1e6;
+      if (left > 0) this.armDeadline(slot, deadlineMs, left);
+      else this.kill(slot, 'timeout');
+    }, Math.ceil(leftMs));
+  }
+
   private dispatch(): void {
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
@@ -279,7 +292,7 @@ export class SandboxPool {
       slot.job = job;
       slot.startedAt = process.hrtime.bigint();
       slot.killedFor = undefined;
-      slot.timer = setTimeout(() => this.kill(slot, 'timeout'), job.deadlineMs);
+      this.armDeadline(slot, job.deadlineMs);
       slot.memoryWatch = setInterval(() => {
         const rss = residentBytes(slot.child.pid);
         if (rss !== undefined && rss > this.limits.heapMb * 1024 * 1024) this.kill(slot, 'memory');
