@@ -29,7 +29,10 @@ export const workerEnvSchema = commonEnvSchema.extend({
   SQLSWEEP_LLM_CONCURRENCY: intFromString(1).default(16),
   SQLSWEEP_SQL_CONCURRENCY: intFromString(1).default(8),
   SQLSWEEP_RETRIEVAL_CONCURRENCY: intFromString(1).default(1),
-  /** The most jobs one worker process runs at once over all its roles; by default, the sum of the roles' concurrency. */
+  /**
+   * The most jobs one worker process runs at once over all its roles; by default, the sum of the roles' concurrency.
+   * Jobs past it wait in this process, locked to it: lower the roles' concurrency too where other processes could run them.
+   */
   SQLSWEEP_MAX_ACTIVE_JOBS: intFromString(1).optional(),
   SQLSWEEP_SANDBOX_SIZE: intFromString(1).optional(),
   SQLSWEEP_SQL_DEADLINE_MS: intFromString(100).default(30_000),
