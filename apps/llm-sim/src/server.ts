@@ -33,6 +33,12 @@ export interface ModelStats {
   rateLimited: number;
   serverErrors: number;
   dropped: number;
+  /** Answered 400 because the prompt's stage protocol is in `badRequestProtocols`. */
+  badRequests: number;
+  /** Answered (and counted in `ok`) but the client had gone before the answer was sent: a killed caller's calls. */
+  abandoned: number;
+  /** Requests now waiting out their latency. */
+  inFlight: number;
   inputTokens: number;
   cachedInputTokens: number;
   outputTokens: number;
@@ -128,7 +134,7 @@ export class LlmSimulator {
   private statsFor(model: string): ModelStats {
     let s = this.stats.get(model);
     if (!s) {
-      s = { requests: 0, ok: 0, rateLimited: 0, serverErrors: 0, dropped: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+      s = { requests: 0, ok: 0, rateLimited: 0, serverErrors: 0, dropped: 0, badRequests: 0, abandoned: 0, inFlight: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
       this.stats.set(model, s);
     }
     return s;
@@ -248,8 +254,13 @@ export class LlmSimulator {
     const out = this.generate(dialect, conv, cfg, prompt);
     limiter.chargeOutput(out.outputTokens);
     const wait = latencyMs(cfg, this.noise, out.outputTokens);
+    stats.inFlight++;
     if (wait > 0) await sleep(wait);
-    if (req.socket.destroyed) return;
+    stats.inFlight--;
+    if (req.socket.destroyed) {
+      stats.abandoned++;
+      return;
+    }
     return send(res, 200, out.body, { ...verdict.headers, ...out.headers });
   }
 
@@ -273,7 +284,12 @@ export class LlmSimulator {
       .join('\n')
       .split(target.question)
       .join(' ');
-    const answer: SimAnswer = answerFor(this.index, target, detectProtocol(instructions), {
+    const protocol = detectProtocol(instructions);
+    if (cfg.badRequestProtocols.includes(protocol)) {
+      stats.badRequests++;
+      throw new HttpError(400, 'invalid_request_error', `This model's maximum context length was exceeded (llm-sim: stage protocol ${protocol} is configured to be refused)`, {}, 'context_length_exceeded');
+    }
+    const answer: SimAnswer = answerFor(this.index, target, protocol, {
       seed: this.seed,
       model: conv.model,
       accuracy: cfg.accuracy,

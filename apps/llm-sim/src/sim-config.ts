@@ -22,6 +22,11 @@ const simModelSchema = z
     dropRate: z.number().min(0).max(1).default(0),
     /** Every request fails as a provider does when the account has no credit left. */
     quotaExhausted: z.boolean().default(false),
+    /**
+     * Stage protocols (as detected from the prompt: `sql`, `explanation`, `method:dr-chain.simplify`, ...) answered
+     * with a 400, as a provider answers a prompt over the context length or caught by a content filter.
+     */
+    badRequestProtocols: z.array(z.string().min(1)).default([]),
   })
   .strict();
 

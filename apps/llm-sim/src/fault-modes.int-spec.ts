@@ -1,0 +1,60 @@
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { parseSimConfig } from './sim-config';
+import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
+import { sqlPrompt } from './testing/sim-fixtures';
+
+const MINIBENCH = join(__dirname, '..', '..', '..', 'data', 'minibench', 'dist');
+const question = 'What is the highest airport in the database?';
+
+/** The fault modes the chaos benchmark injects: one stage protocol refused with a 400, and calls whose caller died. */
+describe('llm-sim fault modes', () => {
+  let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
+  let sdk: OpenAI;
+
+  beforeAll(async () => {
+    const config = parseSimConfig({
+      models: {
+        't-no-explain': { accuracy: 1, badRequestProtocols: ['explanation'] },
+        't-slow': { accuracy: 1, latencyMs: { median: 1500, p95: 1500 } },
+      },
+    }, 'fault-modes test');
+    sim = await startLlmSimulator({ datasetDirs: [MINIBENCH], config });
+    sdk = new OpenAI({ apiKey: 'any', baseURL: `${sim.url}/v1`, maxRetries: 0 });
+  });
+  afterAll(() => sim?.close());
+
+  it('answers 400 to the stage protocol it is told to refuse, and every other protocol as usual', async () => {
+    const explain = [
+      { role: 'system' as const, content: 'Give an explanation of the query below, in plain words.' },
+      { role: 'user' as const, content: `Question: ${question}\nSELECT 1` },
+    ];
+    const refused = await sdk.chat.completions.create({ model: 't-no-explain', messages: explain }).then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('context_length_exceeded');
+    expect((refused as Error).message).toMatch(/stage protocol explanation/);
+
+    const sql = await sdk.chat.completions.create({ model: 't-no-explain', messages: sqlPrompt(question) });
+    expect(sql.choices[0]!.message.content).toMatch(/SELECT airport_name FROM airports/);
+    expect(sim.simulator.statsSnapshot()['t-no-explain']).toMatchObject({ requests: 2, ok: 1, badRequests: 1 });
+  });
+
+  it('counts a call in flight, and as abandoned once its caller has gone before the answer', async () => {
+    const caller = new AbortController();
+    const call = sdk.chat.completions.create({ model: 't-slow', messages: sqlPrompt(question) }, { signal: caller.signal }).catch(() => undefined);
+    const stats = () => sim.simulator.statsSnapshot()['t-slow'];
+    const until = async (what: () => boolean) => {
+      for (const deadline = Date.now() + 5_000; !what(); await new Promise((r) => setTimeout(r, 20))) {
+        if (Date.now() > deadline) throw new Error(`not reached: ${JSON.stringify(stats())}`);
+      }
+    };
+    await until(() => stats()?.inFlight === 1);
+    caller.abort();
+    await call;
+    await until(() => stats()!.inFlight === 0);
+    expect(stats()).toMatchObject({ requests: 1, ok: 1, abandoned: 1, inFlight: 0 });
+
+    await sdk.chat.completions.create({ model: 't-slow', messages: sqlPrompt(question) });
+    expect(stats()).toMatchObject({ requests: 2, ok: 2, abandoned: 1, inFlight: 0 });
+  });
+});
