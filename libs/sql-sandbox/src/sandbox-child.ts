@@ -3,11 +3,13 @@ import Database from 'better-sqlite3';
 import type { ChildLimits, ChildMessage, ChildRequest } from './child-protocol';
 import { prepareWithDqsFallback } from './dqs-fallback';
 import type { TimedExecutionResult } from './execution-result';
+import { dieWithParent } from './parent-watch';
 import { encodeSqlValue, type SqlValue } from './sql-value';
 import { gateSqlText, gateStatement } from './statement-gate';
 
-// The parent passes the limits as the first argument (a JSON object).
+// The parent passes the limits as the first argument (a JSON object) and its pid as the second.
 const limits = JSON.parse(process.argv[2] ?? '{}') as ChildLimits;
+dieWithParent(Number(process.argv[3] ?? process.ppid));
 const connections = new Map<string, Database.Database>();
 
 function connect(dbPath: string): Database.Database {
@@ -98,5 +100,5 @@ process.on('message', (req: ChildRequest) => {
   }
   send({ type: 'result', id: req.id, result });
 });
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => process.exit(0)); // an idle child hears at once; a busy one through dieWithParent
 send({ type: 'ready' });
