@@ -19,5 +19,5 @@ export { machineInfo, machineLabel, type MachineInfo } from './machine';
 export { readGoldFile, readSpiderPredictions, readBirdPredictions, type GoldLine } from './eval-files';
 export { evaluateExecution, evaluateGold, timeGold, officialSql, type EvaluateGoldOptions, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';
 export { vesReward, vesScore } from './ves';
-export { softF1 } from './soft-f1';
+export { softF1, SOFT_F1_VERSIONS, type SoftF1Version, type SoftF1Result } from './soft-f1';
 export { spiderSummaryTable, birdSummaryTable, breakdown, type BreakdownRow } from './summary-table';
