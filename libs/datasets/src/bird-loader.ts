@@ -20,11 +20,15 @@ const BIRD_LAYOUT: SplitLayout[] = [
   { split: 'train', questions: 'train.json', tables: 'train_tables.json', required: false },
 ];
 
-async function readSchemas(root: string, layout: SplitLayout[]): Promise<Map<string, TablesJsonEntry>> {
+/** Reads the schema files; BIRD's may be missing (each database's schema is then read from SQLite and flagged). */
+async function readSchemas(root: string, layout: SplitLayout[], format: 'bird' | 'minibench'): Promise<Map<string, TablesJsonEntry>> {
   const schemas = new Map<string, TablesJsonEntry>();
   for (const { tables } of layout) {
     const file = join(root, tables);
-    if (!existsSync(file)) continue;
+    if (!existsSync(file)) {
+      if (format === 'minibench') throw new DatasetError(file, `file is missing: a minibench folder needs ${tables}, the schema of every database`);
+      continue;
+    }
     for (const entry of parseTablesJson(await readJsonFile(file), file)) schemas.set(entry.dbId, entry);
   }
   return schemas;
@@ -58,7 +62,7 @@ export async function loadBird(root: string, format: 'bird' | 'minibench', sampl
     format === 'bird'
       ? BIRD_LAYOUT
       : BIRD_LAYOUT.map((l) => ({ ...l, tables: 'dev_tables.json', required: true }));
-  const schemas = await readSchemas(root, layout);
+  const schemas = await readSchemas(root, layout, format);
   const items: DatasetItem[] = [];
   const fileOf = new Map<string, string>();
   const seen = new Set<string>();

@@ -4,7 +4,8 @@ import { join, relative } from 'node:path';
 import { prepareWithDqsFallback } from '@sqlsweep/sql-sandbox';
 import { readColumnDescriptions } from './description-csv';
 import type { TablesJsonEntry } from './tables-json';
-import { introspectTables, openReadOnly, sampleColumnValues } from './sqlite-introspection';
+import { DatasetError } from './errors';
+import { introspectTables, openReadOnly, sampleColumnValues, unreadableDatabaseReason } from './sqlite-introspection';
 import type { DatabaseSchema, DatasetItem, DatasetProblem, TableSchema } from './types';
 
 export interface CatalogOptions {
@@ -42,6 +43,8 @@ async function describeDatabase(opts: CatalogOptions, dbId: string, sqlitePath: 
   const relPath = relative(opts.root, sqlitePath);
   const db = openReadOnly(sqlitePath);
   try {
+    const unreadable = unreadableDatabaseReason(db);
+    if (unreadable) throw new DatasetError(sqlitePath, `SQLite cannot read database ${dbId} (${unreadable}); replace the file with an intact copy`);
     const declared = opts.schemas.get(dbId);
     const tables: TableSchema[] = declared ? structuredClone(declared.tables) : introspectTables(db);
     if (!declared) opts.problems.push({ file: relPath, message: 'no tables.json entry; schema read from SQLite' });

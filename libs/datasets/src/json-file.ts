@@ -1,15 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { DatasetError } from './errors';
+import { readUtf8File } from './utf8-file';
 
 export async function readJsonFile(file: string): Promise<unknown> {
-  let text: string;
+  const text = await readUtf8File(file);
   try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new DatasetError(file, `cannot read file: ${(err as Error).message}`);
-  }
-  try {
-    return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch (err) {
     throw new DatasetError(file, `malformed JSON: ${(err as Error).message}`);
   }

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildDatabaseCatalog, checkItemsAgainstDatabases } from './database-catalog';
 import { DatasetError } from './errors';
@@ -8,6 +7,7 @@ import { spiderHardness } from './spider-hardness';
 import { parseSpiderSql } from './spider-sql-parser';
 import { parseTablesJson } from './tables-json';
 import type { Dataset, DatasetItem, DatasetProblem } from './types';
+import { readUtf8File } from './utf8-file';
 
 const SPLIT_FILES: Array<{ file: string; split: 'train' | 'dev'; required: boolean }> = [
   { file: 'dev.json', split: 'dev', required: true },
@@ -18,7 +18,7 @@ const SPLIT_FILES: Array<{ file: string; split: 'train' | 'dev'; required: boole
 /** Reads `<split>_gold.sql` (`SQL<TAB>db_id` a line) when present: it is what the official evaluator scores against. */
 async function readGoldLines(file: string): Promise<Array<{ sql: string; dbId: string }> | undefined> {
   if (!existsSync(file)) return undefined;
-  const lines = (await readFile(file, 'utf8')).split(/\r?\n/).filter((l) => l.trim().length > 0);
+  const lines = (await readUtf8File(file)).split(/\r?\n/).filter((l) => l.trim().length > 0);
   return lines.map((line, i) => {
     const tab = line.trim().lastIndexOf('\t');
     if (tab < 0) throw new DatasetError(file, `line ${i + 1} is not "SQL<TAB>db_id"`);
@@ -29,6 +29,7 @@ async function readGoldLines(file: string): Promise<Array<{ sql: string; dbId: s
 export async function loadSpider(root: string, sampleValues: number): Promise<Dataset> {
   const problems: DatasetProblem[] = [];
   const tablesFile = join(root, 'tables.json');
+  if (!existsSync(tablesFile)) throw new DatasetError(tablesFile, 'file is missing: a Spider folder needs tables.json, the schema of every database');
   const schemas = new Map(parseTablesJson(await readJsonFile(tablesFile), tablesFile).map((e) => [e.dbId, e]));
   const items: DatasetItem[] = [];
   const fileOf = new Map<string, string>();

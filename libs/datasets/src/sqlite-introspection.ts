@@ -7,6 +7,20 @@ export function openReadOnly(sqlitePath: string): Database.Database {
   return new Database(sqlitePath, { readonly: true, fileMustExist: true });
 }
 
+/**
+ * Why SQLite cannot read this database, or undefined when it can: `PRAGMA quick_check` reads every page, so a file
+ * that is not a database, or one whose pages are damaged, is found before anything is registered from it.
+ */
+export function unreadableDatabaseReason(db: Database.Database): string | undefined {
+  try {
+    const findings = db.pragma('quick_check') as Array<{ quick_check: string }>;
+    if (findings.length === 1 && findings[0].quick_check === 'ok') return undefined;
+    return findings.slice(0, 3).map((f) => f.quick_check).join('; ');
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /** The schema as SQLite itself declares it: used when no tables.json describes a database. */
 export function introspectTables(db: Database.Database): TableSchema[] {
   const names = db

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Windows-1252 bytes 0x80-0x9F (Node's decoder treats the label as Latin-1 and leaves C1 controls there). */
@@ -27,4 +29,39 @@ export function decodeText(bytes: Uint8Array): { text: string; encoding: 'utf-8'
   } catch {
     return { text: decodeCp1252(bytes), encoding: 'windows-1252' };
   }
+}
+
+/**
+ * The byte offset of the first byte that does not start a valid UTF-8 sequence (overlong forms, surrogates and
+ * code points past U+10FFFF included, as the WHATWG decoder rejects them), or undefined when all of it is valid.
+ */
+export function invalidUtf8Offset(bytes: Uint8Array): number | undefined {
+  if (isUtf8(bytes)) return undefined; // native and fast; the scan below only runs to find the offset
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0; // overlong
+      if (b === 0xed) hi = 0x9f; // surrogates
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90; // overlong
+      if (b === 0xf4) hi = 0x8f; // past U+10FFFF
+    } else return i;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || c < (k === 1 ? lo : 0x80) || c > (k === 1 ? hi : 0xbf)) return i;
+    }
+    i += need + 1;
+  }
+  return undefined;
 }
