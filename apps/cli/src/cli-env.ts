@@ -11,5 +11,6 @@ export async function openCore(env: CommonEnv = cliEnv()): Promise<OrchestratorC
   return new OrchestratorCore({
     databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX,
     modelsFile: env.SQLSWEEP_MODELS_FILE, providerEnv: process.env,
+    admission: { maxVariants: env.SQLSWEEP_MAX_VARIANTS, maxStageJobs: env.SQLSWEEP_MAX_STAGE_JOBS },
   });
 }

@@ -18,6 +18,7 @@ export async function createOrchestratorApp(env: AppEnv<'orchestrator'>, provide
   const core = new OrchestratorCore({
     databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX,
     modelsFile: env.SQLSWEEP_MODELS_FILE, providerEnv,
+    admission: { maxVariants: env.SQLSWEEP_MAX_VARIANTS, maxStageJobs: env.SQLSWEEP_MAX_STAGE_JOBS },
   });
   core.startAdvancing();
   for (const runId of await core.runs.runningRuns()) await core.advancer.reconcile(runId);

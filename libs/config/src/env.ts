@@ -15,6 +15,10 @@ export const commonEnvSchema = z.object({
   SQLSWEEP_DATA_DIR: z.string().min(1).default('.sqlsweep'),
   SQLSWEEP_MODELS_FILE: z.string().min(1).default('configs/models.yaml'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Admission budget: the planner refuses a sweep of more variants, counted from the grid before expanding it. */
+  SQLSWEEP_MAX_VARIANTS: intFromString(1).default(10_000),
+  /** Admission budget: the planner refuses a sweep of more stage jobs (per variant, item and stage, before sharing). */
+  SQLSWEEP_MAX_STAGE_JOBS: intFromString(1).default(2_000_000),
 });
 
 export const workerRoles = ['llm', 'sql', 'retrieval'] as const;

@@ -75,15 +75,44 @@ function firstIssue(error: z.ZodError, prefix: ReadonlyArray<PropertyKey> = []):
   return { path: formatPath([...prefix, ...issue.path]), reason: issue.message };
 }
 
+/** The largest sweep config accepted, in bytes: a real one is a few KB; parsing far larger YAML takes seconds. */
+export const MAX_SWEEP_CONFIG_BYTES = 1024 * 1024;
+
+/** Aliases a config may expand (yaml's own default); an alias bomb stops here instead of filling memory. */
+const MAX_YAML_ALIAS_COUNT = 100;
+
+/** Refuses a config larger than MAX_SWEEP_CONFIG_BYTES, before any parsing. */
+export function assertSweepConfigSize(bytes: number, source: string): void {
+  if (bytes > MAX_SWEEP_CONFIG_BYTES) {
+    throw new SweepConfigError(source, '', `${bytes.toLocaleString('en-US')} bytes is more than a sweep config may have (1 MiB, ${MAX_SWEEP_CONFIG_BYTES.toLocaleString('en-US')} bytes)`);
+  }
+}
+
+function utf8Length(text: string): number {
+  // Every UTF-16 code unit is at least one UTF-8 byte: a text longer than the cap is over it without encoding.
+  return text.length > MAX_SWEEP_CONFIG_BYTES ? text.length : new TextEncoder().encode(text).length;
+}
+
+function parseYaml(text: string, source: string): unknown {
+  try {
+    const doc = parseDocument(text, { prettyErrors: true });
+    if (doc.errors.length > 0) {
+      const e = doc.errors[0];
+      const where = e.linePos ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '';
+      throw new SweepConfigError(source, where, `invalid YAML: ${e.message.split('\n')[0]}`);
+    }
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
+  } catch (e) {
+    if (e instanceof SweepConfigError) throw e;
+    // yaml throws (not collects) for excessive aliases, and the stack can overflow on absurd nesting.
+    throw new SweepConfigError(source, '', `invalid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
 /** Parses and validates a sweep config; every error names the source, the path inside it, and the reason. */
 export function parseSweepConfig(text: string, source: string): SweepConfig {
-  const doc = parseDocument(text, { prettyErrors: true });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    const where = e.linePos ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '';
-    throw new SweepConfigError(source, where, `invalid YAML: ${e.message.split('\n')[0]}`);
-  }
-  const raw: unknown = doc.toJS();
+  assertSweepConfigSize(utf8Length(text), source);
+  const raw = parseYaml(text, source);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new SweepConfigError(source, '', 'expected a mapping at the top level');
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SweepConfig } from './sweep-config';
+import type { PipelineEntry, SweepConfig } from './sweep-config';
 import type { PipelineName, VariantParams } from './pipeline-params';
 
 export interface VariantSpec {
@@ -37,30 +37,57 @@ function cartesian(grid: Record<string, ReadonlyArray<string | number | boolean>
     );
 }
 
-/** Expands a sweep into its variants: pipelines x grid x models x repeats, in a stable order. */
-export function expandVariants(config: SweepConfig): VariantSpec[] {
+/** How many variants one pipeline entry makes, and the factors of that product (for messages). */
+export interface EntryVariantCount {
+  /** Index of the entry in `pipelines`. */
+  index: number;
+  pipeline: PipelineName;
+  /** Grid knobs with more than one value, in key order, with their sizes. */
+  factors: Array<{ knob: string; size: number }>;
+  models: number;
+  repeats: number;
+  count: number;
+}
+
+/**
+ * Counts the variants `expandVariants` would make, per pipeline entry, from the grid sizes alone: nothing is
+ * expanded, so a grid of 10^7 combinations costs as little to count as one of 10.
+ */
+export function countVariants(config: SweepConfig): EntryVariantCount[] {
+  return config.pipelines.map((entry, index) => {
+    const factors = Object.keys(entry.grid).sort().map((knob) => ({ knob, size: entry.grid[knob].length })).filter((f) => f.size !== 1);
+    const count = factors.reduce((n, f) => n * f.size, 1) * config.models.length * config.repeats;
+    return { index, pipeline: entry.pipeline, factors, models: config.models.length, repeats: config.repeats, count };
+  });
+}
+
+/** Expands one pipeline entry of a sweep into its variants: grid x models x repeats, in a stable order. */
+export function expandEntryVariants(config: SweepConfig, entry: PipelineEntry): VariantSpec[] {
   const variants: VariantSpec[] = [];
-  for (const entry of config.pipelines) {
-    // A label names the knobs this entry sweeps; the fixed ones are the same for all its variants.
-    const swept = Object.keys(entry.grid).filter((k) => entry.grid[k].length > 1);
-    for (const params of cartesian(entry.grid)) {
-      for (const model of config.models) {
-        for (let sampleIndex = 0; sampleIndex < config.repeats; sampleIndex++) {
-          const knobs = swept.sort().map((k) => `${k}=${params[k]}`).join(',');
-          const label = [entry.label ?? entry.pipeline, model, knobs, config.repeats > 1 ? `#${sampleIndex}` : '']
-            .filter(Boolean)
-            .join(' ');
-          variants.push({
-            key: contentHash({ pipeline: entry.pipeline, params, model, sampleIndex }).slice(0, 24),
-            label,
-            pipeline: entry.pipeline,
-            model,
-            sampleIndex,
-            params,
-          });
-        }
+  // A label names the knobs this entry sweeps; the fixed ones are the same for all its variants.
+  const swept = Object.keys(entry.grid).filter((k) => entry.grid[k].length > 1);
+  for (const params of cartesian(entry.grid)) {
+    for (const model of config.models) {
+      for (let sampleIndex = 0; sampleIndex < config.repeats; sampleIndex++) {
+        const knobs = swept.sort().map((k) => `${k}=${params[k]}`).join(',');
+        const label = [entry.label ?? entry.pipeline, model, knobs, config.repeats > 1 ? `#${sampleIndex}` : '']
+          .filter(Boolean)
+          .join(' ');
+        variants.push({
+          key: contentHash({ pipeline: entry.pipeline, params, model, sampleIndex }).slice(0, 24),
+          label,
+          pipeline: entry.pipeline,
+          model,
+          sampleIndex,
+          params,
+        });
       }
     }
   }
   return variants;
+}
+
+/** Expands a sweep into its variants: pipelines x grid x models x repeats, in a stable order. */
+export function expandVariants(config: SweepConfig): VariantSpec[] {
+  return config.pipelines.flatMap((entry) => expandEntryVariants(config, entry));
 }

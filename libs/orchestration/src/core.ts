@@ -1,6 +1,7 @@
 import { createDb, DatasetRepository, ensureDatabase, migrateToLatest, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
 import { LlmClient, loadModelCatalog, type ModelCatalog } from '@sqlsweep/llm';
 import { QueueClient, WorkerHost } from '@sqlsweep/queue';
+import type { AdmissionBudget } from './admission';
 import { Advancer } from './advancer';
 import { Planner } from './planner';
 
@@ -11,6 +12,8 @@ export interface CoreSettings {
   modelsFile: string;
   /** Where API keys and provider URLs named by the model catalog are looked up. */
   providerEnv: Record<string, string | undefined>;
+  /** The largest sweep the planner admits; default `defaultAdmissionBudget`. */
+  admission?: AdmissionBudget;
 }
 
 /** The orchestrator's parts, wired once; shared by the HTTP app and the CLI. */
@@ -25,7 +28,8 @@ export class OrchestratorCore {
   readonly advancer: Advancer;
   private host?: WorkerHost;
 
-  constructor(private readonly settings: CoreSettings) {
+  /** Also what a plan thread (plan-thread.ts) opens its own core with. */
+  constructor(readonly settings: CoreSettings) {
     this.db = createDb(settings.databaseUrl);
     this.datasets = new DatasetRepository(this.db);
     this.runs = new RunRepository(this.db);
@@ -34,7 +38,7 @@ export class OrchestratorCore {
     this.catalog = loadModelCatalog(settings.modelsFile);
     const llm = new LlmClient({ catalog: this.catalog, env: settings.providerEnv });
     this.planner = new Planner({
-      datasets: this.datasets, runs: this.runs, stages: this.stages,
+      datasets: this.datasets, runs: this.runs, stages: this.stages, budget: settings.admission,
       assertModelsUsable: (models) => llm.assertUsable(models),
       estimateCall: (call) => llm.estimateCall({ ...call, templateVersion: call.templateVersion }, call.expectedOutputTokens ?? Math.ceil(call.maxTokens / 4)),
       isSimulated: (model) => {

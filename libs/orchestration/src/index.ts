@@ -1,4 +1,5 @@
 export * from './planner';
+export * from './admission';
 export * from './advancer';
 export * from './register-dataset';
 export * from './core';

@@ -4,6 +4,8 @@ import type { DatasetRepository, DatasetVersion, PlannedStage, RunRepository, St
 import { isLlmError } from '@sqlsweep/llm';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { pipelines, stageImplementations, VariantKeyer, type KeyedStage, type LlmCall } from '@sqlsweep/pipelines';
+import { admitStageJobs, admitVariants, defaultAdmissionBudget, type AdmissionBudget } from './admission';
+import { checkDatasetNeeds } from './dataset-needs';
 import { FileKnobHasher } from './file-knob-hashes';
 
 export interface CostEstimate { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }
@@ -38,9 +40,15 @@ export interface PlannerDeps {
   assertModelsUsable(models: string[]): void;
   isSimulated(model: string): boolean;
   estimateCall(call: LlmCall): { inputTokens: number; outputTokens: number; costUsd: number };
+  /** The largest sweep planned; default `defaultAdmissionBudget`. */
+  budget?: AdmissionBudget;
 }
 
-/** Grid -> variants -> per-item stage graphs -> content-hashed keys, minus what is already stored. */
+/**
+ * Grid -> variants -> per-item stage graphs -> content-hashed keys, minus what is already stored. A sweep is
+ * admitted first: its variant and stage-job counts are computed from the grid and item counts and checked against
+ * the budget, and the dataset against what the variants need, before anything is expanded per item.
+ */
 export class Planner {
   constructor(private readonly deps: PlannerDeps) {}
 
@@ -51,6 +59,8 @@ export class Planner {
       if (isLlmError(e)) throw new SweepConfigError(source, 'models', e.message);
       throw e;
     }
+    const budget = this.deps.budget ?? defaultAdmissionBudget;
+    admitVariants(config, source, budget);
     const version = await this.deps.datasets.findVersion(config.dataset, config.datasetVersion);
     if (!version) {
       throw new SweepConfigError(source, config.datasetVersion ? 'datasetVersion' : 'dataset',
@@ -59,9 +69,11 @@ export class Planner {
     }
     const items = await this.deps.datasets.listItems(version.id, { split: config.split, ...config.items });
     if (items.length === 0) throw new SweepConfigError(source, 'items', `selects no ${config.split} items of dataset "${config.dataset}"`);
+    const trainItems = await this.deps.datasets.listItems(version.id, { split: 'train' });
+    checkDatasetNeeds(config, source, { name: config.dataset, version: version.contentHash, trainItems: trainItems.length });
+    admitStageJobs(config, source, { items: items.length, trainItems: trainItems.length }, budget);
 
     const variants = expandVariants(config).map((v) => ({ ...v, id: randomUUID() }));
-    const trainItems = await this.deps.datasets.listItems(version.id, { split: 'train' });
     const trainItemIds = trainItems.map((i) => i.itemId);
     const stages: PlannedStage[] = [];
     const kindOf = new Map<string, { stage: string; role: string; keys: Set<string> }>();

@@ -40,10 +40,25 @@ export interface FileKnob {
   description: string;
 }
 
+/**
+ * What one variant needs of the dataset version it runs on, named by the knob that makes the need. The planner and
+ * `--dry-run` refuse a sweep whose dataset falls short, instead of letting every job of the variant fail at run time.
+ */
+export interface DatasetNeed {
+  /** The grid knob whose value makes the need, e.g. `shots`. */
+  knob: string;
+  /** The knob's value in this variant, for the message. */
+  value: string | number | boolean;
+  /** The fewest items the dataset version's train split must hold. */
+  trainItems: number;
+}
+
 export interface PipelineDefinition {
   name: string;
   /** The stage graph of one item for one variant, in topological order. */
   graph(variant: VariantSpec): StageNode[];
+  /** What the variant needs of the dataset (none when left out). */
+  datasetNeeds?(variant: VariantSpec): DatasetNeed[];
   /** Knobs that name a file a stage reads; the stage reads the file's hash too, so its content enters the key. */
   fileKnobs?: FileKnob[];
 }

@@ -22,6 +22,8 @@ function fewShotPipeline(name: 'fixed-few-shot' | 'random-few-shot'): PipelineDe
       { stage: 'few-shot.generate', role: 'llm', version: 1, reads: [...LLM_READS, 'shots'], inputs: { shots: `${name}.select` }, template: fewShotTemplate },
       evaluateNode('few-shot.generate'),
     ],
+    // The select stage fails an item when shots > 0 and the train split is empty.
+    datasetNeeds: (v) => (Number(v.params.shots) > 0 ? [{ knob: 'shots', value: v.params.shots, trainItems: 1 }] : []),
   };
 }
 

@@ -62,4 +62,12 @@ export function drChainGraph(variant: VariantSpec): StageNode[] {
   return nodes;
 }
 
-export const drChainPipeline: PipelineDefinition = { name: 'dr-chain', graph: drChainGraph };
+export const drChainPipeline: PipelineDefinition = {
+  name: 'dr-chain',
+  graph: drChainGraph,
+  // The skeleton retrieval repository is the train split: empty, k1 and k2 retrieve nothing.
+  datasetNeeds: (v) => {
+    const knob = Number(v.params.k1) > 0 ? 'k1' : Number(v.params.k2) > 0 ? 'k2' : null;
+    return knob ? [{ knob, value: v.params[knob], trainItems: 1 }] : [];
+  },
+};

@@ -68,7 +68,12 @@ export function rbSqlGraph(variant: VariantSpec): StageNode[] {
   return nodes;
 }
 
-export const rbSqlPipeline: PipelineDefinition = { name: 'rb-sql', graph: rbSqlGraph };
+export const rbSqlPipeline: PipelineDefinition = {
+  name: 'rb-sql',
+  graph: rbSqlGraph,
+  // rb-sql.shots fails an item when the train split offers fewer than k candidates.
+  datasetNeeds: (v) => (Number(v.params.shots) > 0 ? [{ knob: 'shots', value: v.params.shots, trainItems: Number(v.params.shots) }] : []),
+};
 
 function rbSqlStages(): Record<string, StageImplementation> {
   const stages: Record<string, StageImplementation> = {

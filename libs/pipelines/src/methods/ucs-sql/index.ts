@@ -88,7 +88,12 @@ export function ucsSqlGraph(variant: VariantSpec): StageNode[] {
   return nodes;
 }
 
-export const ucsSqlPipeline: PipelineDefinition = { name: 'ucs-sql', graph: ucsSqlGraph };
+export const ucsSqlPipeline: PipelineDefinition = {
+  name: 'ucs-sql',
+  graph: ucsSqlGraph,
+  // Without training questions every shot selection comes back empty: the variant would silently be zero-shot.
+  datasetNeeds: (v) => (Number(v.params.shots) > 0 ? [{ knob: 'shots', value: v.params.shots, trainItems: 1 }] : []),
+};
 
 export const ucsSqlMethod: MethodModule = {
   pipelines: { 'ucs-sql': ucsSqlPipeline },
