@@ -39,8 +39,8 @@ describe('prepareDatasetVersion and checkGoldExecution', () => {
     const cache = new GoldCache();
     const problems = await checkGoldExecution({ dataset: version.dataset, pool, replicas: version.replicas, goldCache: cache, versionHash: version.versionHash });
     expect(problems).toEqual([
-      { file: 'dev.json', item: 'dev-2', message: expect.stringMatching(/^gold SQL fails \(runtime\): malformed JSON/) },
-      { file: 'dev.json', item: 'dev-3', message: expect.stringMatching(/^gold SQL timed out after \d+ ms/) },
+      { file: 'dev.json', item: 'dev-2', flag: 'error', message: expect.stringMatching(/^gold SQL fails \(runtime\): malformed JSON/) },
+      { file: 'dev.json', item: 'dev-3', flag: 'timeout', message: expect.stringMatching(/^gold SQL timed out after \d+ ms/) },
     ]);
     expect(cache.get(version.versionHash, 'dev-1')?.result).toMatchObject({ status: 'ok', rows: [['pen']] });
     expect(cache.get(version.versionHash, 'dev-3')).toBeUndefined(); // timeouts are not cached

@@ -43,6 +43,15 @@ export interface DatasetProblem {
   message: string;
 }
 
+/** Why an item's gold query cannot be scored against (see gold-check.ts). */
+export type GoldFlagKind = 'error' | 'timeout' | 'refused' | 'truncated';
+
+/** A per-item problem found by running the gold query: the item is kept, flagged, and left out of sweeps. */
+export interface GoldFlag extends DatasetProblem {
+  item: string;
+  flag: GoldFlagKind;
+}
+
 export interface Dataset {
   format: DatasetFormat;
   root: string;

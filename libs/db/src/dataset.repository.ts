@@ -1,10 +1,14 @@
 import { sql } from 'kysely';
 import type { Db } from './connection';
+import type { GoldFlag } from './schema';
 
 export interface NewDatasetItem {
   itemId: string; split: 'train' | 'dev'; dbId: string; question: string; evidence?: string; goldSql: string;
   difficulty?: string; hardness?: string;
+  /** Set when the gold query cannot be scored against; the item is stored but left out of sweeps. */
+  goldFlag?: { flag: GoldFlag; reason: string };
 }
+export interface FlaggedItem { itemId: string; split: 'train' | 'dev'; flag: GoldFlag; reason: string }
 export interface NewDatasetDatabase { dbId: string; replicaPath: string; checksum: string; schema: unknown }
 export interface DatasetVersion { id: number; datasetName: string; contentHash: string; format: 'spider' | 'bird' | 'minibench'; sourcePath: string; itemCount: number }
 export interface StoredItem { itemId: string; split: 'train' | 'dev'; dbId: string; question: string; evidence: string | null; goldSql: string; difficulty: string | null; hardness: string | null }
@@ -34,6 +38,7 @@ export class DatasetRepository {
               version_id: inserted.id, item_id: it.itemId, position: i + j, split: it.split, db_id: it.dbId,
               question: it.question, evidence: it.evidence ?? null, gold_sql: it.goldSql,
               difficulty: it.difficulty ?? null, hardness: it.hardness ?? null,
+              gold_flag: it.goldFlag?.flag ?? null, gold_flag_reason: it.goldFlag?.reason ?? null,
             })),
           ).execute();
         }
@@ -70,8 +75,9 @@ export class DatasetRepository {
     return this.versionQuery(this.db).orderBy('d.name').orderBy('v.id').execute();
   }
 
+  /** The items sweeps use: items whose gold is flagged are never listed (see `listGoldFlags`). */
   async listItems(versionId: number, filter: ItemFilter): Promise<StoredItem[]> {
-    let q = this.itemQuery().where('version_id', '=', versionId).where('split', '=', filter.split);
+    let q = this.itemQuery().where('version_id', '=', versionId).where('split', '=', filter.split).where('gold_flag', 'is', null);
     if (filter.ids) q = q.where('item_id', 'in', filter.ids.length ? filter.ids : ['']);
     if (filter.dbIds) q = q.where('db_id', 'in', filter.dbIds.length ? filter.dbIds : ['']);
     if (filter.difficulty) q = q.where('difficulty', 'in', filter.difficulty.length ? filter.difficulty : ['']);
@@ -104,9 +110,17 @@ export class DatasetRepository {
       .where('version_id', '=', versionId).orderBy('db_id').execute();
   }
 
+  /** Items whose gold query `datasets add` flagged, in dataset order. */
+  async listGoldFlags(versionId: number): Promise<FlaggedItem[]> {
+    const rows = await this.db.selectFrom('dataset_items').select(['item_id as itemId', 'split', 'gold_flag as flag', 'gold_flag_reason as reason'])
+      .where('version_id', '=', versionId).where('gold_flag', 'is not', null).orderBy('position').execute();
+    return rows.map((r) => ({ itemId: r.itemId, split: r.split, flag: r.flag!, reason: r.reason ?? '' }));
+  }
+
+  /** Items per split that sweeps can use (gold-flagged ones left out, as `listItems` does). */
   async countItems(versionId: number): Promise<Record<string, number>> {
     const rows = await this.db.selectFrom('dataset_items').select(['split', sql<number>`count(*)`.as('n')])
-      .where('version_id', '=', versionId).groupBy('split').execute();
+      .where('version_id', '=', versionId).where('gold_flag', 'is', null).groupBy('split').execute();
     return Object.fromEntries(rows.map((r) => [r.split, Number(r.n)]));
   }
 }

@@ -14,7 +14,10 @@ export interface DatasetDatabasesTable {
 export interface DatasetItemsTable {
   version_id: number; item_id: string; position: number; split: 'train' | 'dev'; db_id: string; question: string;
   evidence: string | null; gold_sql: string; difficulty: string | null; hardness: string | null;
+  gold_flag: ColumnType<GoldFlag | null, GoldFlag | null | undefined, GoldFlag | null>; gold_flag_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
+/** Why an item's gold query cannot be scored against (set by `datasets add`); flagged items are left out of sweeps. */
+export type GoldFlag = 'error' | 'timeout' | 'refused' | 'truncated';
 export interface SweepsTable { id: string; name: string; source: string; config: Json<unknown>; config_hash: string; created_at: Timestamp }
 export interface RunsTable {
   id: string; sweep_id: string; dataset_version_id: number; status: 'running' | 'done' | 'cancelled';

@@ -1,16 +1,24 @@
 import { join } from 'node:path';
-import { prepareDatasetVersion, sha256File, type DatasetFormat, type DatasetProblem } from '@sqlsweep/datasets';
-import type { DatasetRepository, DatasetVersion } from '@sqlsweep/db';
+import {
+  checkGoldInSandbox, prepareDatasetVersion, sha256File, type DatasetFormat, type DatasetProblem, type GoldCheckSandbox,
+} from '@sqlsweep/datasets';
+import type { DatasetRepository, DatasetVersion, FlaggedItem } from '@sqlsweep/db';
 
-export interface RegisteredDataset { version: DatasetVersion; created: boolean; items: number; databases: number; problems: DatasetProblem[] }
+export interface RegisteredDataset {
+  version: DatasetVersion; created: boolean; items: number; databases: number; problems: DatasetProblem[];
+  /** Items whose gold query `datasets add` flagged: stored, but left out of sweeps. */
+  goldFlags: FlaggedItem[];
+}
 
 /**
  * Registers a dataset folder as a version (content hash of every file). Replicas are made once per version and
- * verified by checksum; registering the same content again is a no-op that returns the existing version.
+ * verified by checksum; every gold query is run once in the sandbox and flagged items are stored with their flag
+ * (sweeps leave them out). Registering the same content again is a no-op that returns the existing version.
  */
 export async function registerDataset(
   repo: DatasetRepository,
-  opts: { name: string; format: DatasetFormat; path: string; dataDir: string },
+  /** `sandbox`: the limits sweeps' workers use (SQLSWEEP_SANDBOX_SIZE, SQLSWEEP_SQL_DEADLINE_MS); the pool's defaults otherwise. */
+  opts: { name: string; format: DatasetFormat; path: string; dataDir: string; sandbox?: GoldCheckSandbox },
 ): Promise<RegisteredDataset> {
   const prepared = await prepareDatasetVersion({ format: opts.format, path: opts.path, cacheDir: join(opts.dataDir, 'replicas') });
   const { dataset } = prepared;
@@ -22,10 +30,19 @@ export async function registerDataset(
       return { dbId: d.dbId, replicaPath, checksum: await sha256File(replicaPath), schema: { ...d, sqlitePath: replicaPath } };
     }),
   );
+  const known = await repo.findVersion(opts.name, prepared.versionHash);
+  const goldFlags = known?.contentHash === prepared.versionHash
+    ? undefined // already registered: its flags are stored
+    : await checkGoldInSandbox({ dataset: { ...dataset, items }, replicas: prepared.replicas, sandbox: opts.sandbox });
+  const flagOf = new Map(goldFlags?.map((f) => [f.item, { flag: f.flag, reason: f.message }]));
   const { version, created } = await repo.registerVersion({
     name: opts.name, format: opts.format, contentHash: prepared.versionHash, sourcePath: dataset.root,
-    items: items.map((i) => ({ itemId: i.id, split: i.split, dbId: i.dbId, question: i.question, evidence: i.evidence, goldSql: i.goldSql, difficulty: i.difficulty, hardness: i.hardness })),
+    items: items.map((i) => ({
+      itemId: i.id, split: i.split, dbId: i.dbId, question: i.question, evidence: i.evidence, goldSql: i.goldSql, difficulty: i.difficulty,
+      hardness: i.hardness, goldFlag: flagOf.get(i.id),
+    })),
     databases,
   });
-  return { version, created, items: items.length, databases: databases.length, problems: dataset.problems };
+  return { version, created, items: items.length, databases: databases.length, problems: dataset.problems, goldFlags: await repo.listGoldFlags(version.id) };
 }
+
