@@ -2,4 +2,5 @@ export * from './job-catalog';
 export * from './connection';
 export * from './queue-client';
 export * from './worker-host';
+export * from './final-failure';
 export { DelayedError, UnrecoverableError, RateLimitError, Worker, Queue, type Job } from 'bullmq';

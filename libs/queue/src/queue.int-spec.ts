@@ -101,6 +101,38 @@ describe('queue client and worker host', () => {
     expect(seen).toEqual(['dev-11', 'dev-13', 'dev-10', 'dev-12']);
   });
 
+  it('reports a failure as final exactly when BullMQ will not retry it: an UnrecoverableError at once, else the last attempt', async () => {
+    const finals = testQueuePrefix();
+    const c = new QueueClient(redisUrl, finals);
+    const seen: Array<{ item: string; attempt: number; final: boolean; state: string }> = [];
+    let settled!: () => void;
+    const allSettled = new Promise<void>((resolve) => { settled = resolve; });
+    const host = new WorkerHost({
+      redisUrl, prefix: finals, queues: { 'stage-sql': 2 },
+      onFailed: (job, _error, final) => {
+        void job.getState().then((state) => {
+          seen.push({ item: (job.data as { itemId: string }).itemId, attempt: job.attemptsMade, final, state });
+          if (seen.length === 4) settled(); // one attempt of dev-40, three of dev-41
+        });
+      },
+    });
+    try {
+      await c.enqueueMany('stage.sql', [{ payload: payload(40), key: key(40) }, { payload: payload(41), key: key(41) }]);
+      host.start({
+        'stage.sql': async (p) => {
+          throw p.itemId === 'dev-40' ? new UnrecoverableError('never succeeds') : new Error('transient');
+        },
+      });
+      await allSettled;
+    } finally {
+      await host.close();
+      await c.close();
+    }
+    // stage.sql has 3 attempts: the UnrecoverableError ends its job at attempt 1, the plain error at attempt 3.
+    expect(seen.filter((s) => s.item === 'dev-40')).toEqual([{ item: 'dev-40', attempt: 1, final: true, state: 'failed' }]);
+    expect(seen.filter((s) => s.item === 'dev-41').map((s) => [s.attempt, s.final, s.state])).toEqual([[1, false, 'delayed'], [2, false, 'delayed'], [3, true, 'failed']]);
+  });
+
   it('replaces a job kept as completed or failed, as its work is asked for again', async () => {
     const again = testQueuePrefix();
     const c = new QueueClient(redisUrl, again);

@@ -1,6 +1,7 @@
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedisConnection } from './connection';
+import { isFinalFailure } from './final-failure';
 import { jobCatalog, jobsOfQueue, type JobName, type JobPayload } from './job-catalog';
 
 /** `token` is the job's lock token, needed to move it to delayed from inside the handler. */
@@ -15,6 +16,7 @@ export interface WorkerHostOptions {
   /** The most jobs this host runs at once over all its queues; by default, the sum of the queues' concurrency. */
   maxActive?: number;
   lockDurationMs?: number;
+  /** Every failed attempt; `final` (from `isFinalFailure`) when BullMQ will not run the job again. */
   onFailed?: (job: Job, error: Error, final: boolean) => void;
 }
 
@@ -57,7 +59,7 @@ export class WorkerHost {
         },
       );
       worker.on('failed', (job, error) => {
-        if (job) this.opts.onFailed?.(job, error, job.attemptsMade >= (job.opts.attempts ?? 1));
+        if (job) this.opts.onFailed?.(job, error, isFinalFailure(job, error));
       });
       worker.on('error', () => undefined); // connection errors are retried by ioredis; jobs are not lost
       this.workers.push(worker);
