@@ -87,19 +87,40 @@ export class LlmCacheRepository {
     );
   }
 
-  /** True when this caller now owns the call for `key`: no live claim existed, or the old one had lapsed. */
-  async claim(key: string, ttlMs: number): Promise<boolean> {
+  /**
+   * True when `owner` now holds the call for `key` for `ttlMs`: no claim existed, the old one had lapsed (its owner
+   * died or stopped renewing), or `owner` held it already.
+   */
+  async claim(key: string, owner: string, ttlMs: number): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      `INSERT INTO llm_cache_claims (cache_key, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
-       ON CONFLICT (cache_key) DO UPDATE SET expires_at = excluded.expires_at
-       WHERE llm_cache_claims.expires_at < now()`,
-      [key, ttlMs],
+      `INSERT INTO llm_cache_claims (cache_key, owner, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (cache_key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE llm_cache_claims.expires_at < now() OR llm_cache_claims.owner = excluded.owner`,
+      [key, owner, ttlMs],
     );
     return rowCount === 1;
   }
 
-  async release(key: string): Promise<void> {
-    await this.db.query('DELETE FROM llm_cache_claims WHERE cache_key = $1', [key]);
+  /**
+   * Extends `owner`'s claims on `keys` by `ttlMs` and puts back any that are missing (a crash empties this unlogged
+   * table) or lapsed; returns the keys `owner` holds now. A key another owner holds live is left to it.
+   */
+  async renew(keys: string[], owner: string, ttlMs: number): Promise<string[]> {
+    if (keys.length === 0) return [];
+    const { rows } = await this.db.query<{ cache_key: string }>(
+      `INSERT INTO llm_cache_claims (cache_key, owner, expires_at)
+       SELECT k, $2, now() + $3 * interval '1 millisecond' FROM unnest($1::text[]) AS k
+       ON CONFLICT (cache_key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE llm_cache_claims.owner = excluded.owner OR llm_cache_claims.expires_at < now()
+       RETURNING cache_key`,
+      [keys, owner, ttlMs],
+    );
+    return rows.map((r) => r.cache_key);
+  }
+
+  /** Deletes `owner`'s claim on `key`; one another process took over is left alone. */
+  async release(key: string, owner: string): Promise<void> {
+    await this.db.query('DELETE FROM llm_cache_claims WHERE cache_key = $1 AND owner = $2', [key, owner]);
   }
 
   async countByNamespace(namespace: string): Promise<number> {

@@ -9,3 +9,4 @@ export { responseCacheKey, type ResponseCacheStore, type CachedLlmResponse, type
 export { isBatchCapable, type LlmProvider, type BatchCapableProvider, type BatchCall, type ProviderBatchStatus, type ProviderBatchResult, type ProviderCall, type ProviderResult, type RateLimitObservation } from './providers/provider';
 export { OpenAiCompatibleProvider, llmErrorFromSdk } from './providers/openai-compatible.provider';
 export { AnthropicProvider } from './providers/anthropic.provider';
+export { DEFAULT_CLAIM_TTL_MS } from './claim-keeper';

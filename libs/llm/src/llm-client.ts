@@ -1,11 +1,13 @@
+import { ClaimKeeper, claimLifetime } from './claim-keeper';
 import { LlmError } from './errors';
+import { isRefusedByStore, KeptResponses } from './kept-responses';
 import type { ModelCatalog, ModelConfig, ProviderConfig } from './model-catalog';
 import { costUsd } from './pricing';
 import { AnthropicProvider } from './providers/anthropic.provider';
 import { OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
 import { isBatchCapable, type BatchCapableProvider, type LlmProvider, type ProviderBatchStatus, type ProviderCall, type ProviderResult } from './providers/provider';
 import type { BudgetLease, RateBudget } from './rate-budget';
-import { responseCacheKey, type ResponseCacheStore } from './response-cache';
+import { responseCacheKey, type CacheEntry, type ResponseCacheStore } from './response-cache';
 import { estimateTokens } from './tokens';
 import type { LlmRequest, LlmResponse } from './types';
 
@@ -33,6 +35,13 @@ export interface LlmClientOptions {
   cache?: ResponseCacheStore;
   budget?: RateBudget;
   logger?: (obj: object) => void;
+  /**
+   * Claims on calls in flight (when the cache store supports them): a claim lives `ttlMs` (default 10 s) unless its
+   * owner renews it, every `renewEveryMs` (default a fifth of the TTL). `owner` names this client (default: host/pid/random).
+   */
+  claims?: { ttlMs?: number; renewEveryMs?: number; owner?: string };
+  /** Backoff of cache puts retried while the store is unreachable (defaults 250 ms doubling to 2 s). */
+  keptRetry?: { firstMs?: number; maxMs?: number };
 }
 
 interface ResolvedModel {
@@ -48,8 +57,43 @@ export class LlmClient {
   private readonly inFlight = new Map<string, Promise<LlmResponse>>();
   /** Running mean of output tokens per model: what the budget reserves before a call. */
   private readonly meanOutput = new Map<string, number>();
+  private readonly claims?: ClaimKeeper;
+  private readonly kept: KeptResponses;
 
-  constructor(private readonly opts: LlmClientOptions) {}
+  constructor(private readonly opts: LlmClientOptions) {
+    const cache = opts.cache;
+    if (cache?.claim && cache.renew && cache.release) {
+      const store = { claim: cache.claim.bind(cache), renew: cache.renew.bind(cache), release: cache.release.bind(cache) };
+      this.claims = new ClaimKeeper(store, claimLifetime(opts.claims), (o) => this.log(o), opts.claims?.owner);
+    }
+    this.kept = new KeptResponses({
+      put: (entry) => (cache ? cache.put(entry) : Promise.resolve()),
+      // The claim is held until the response is stored, so other processes wait for it instead of paying again.
+      onDone: (key) => this.claims?.release(key),
+      log: (o) => this.log(o),
+      firstRetryMs: opts.keptRetry?.firstMs,
+      maxRetryMs: opts.keptRetry?.maxMs,
+    });
+  }
+
+  /** The id this client's claims carry (absent without a claiming cache store). */
+  get claimOwner(): string | undefined {
+    return this.claims?.owner;
+  }
+
+  /** Responses received but not yet stored (the cache store was unreachable). */
+  get keptResponses(): number {
+    return this.kept.size;
+  }
+
+  /**
+   * Stores what is kept (waiting up to `waitMs` for the cache store) and stops renewing claims; the claims of calls
+   * still in flight then lapse after their TTL.
+   */
+  async close(waitMs?: number): Promise<void> {
+    await this.kept.close(waitMs);
+    this.claims?.close();
+  }
 
   private resolve(model: string): ResolvedModel {
     const config = this.opts.catalog.models[model];
@@ -153,23 +197,25 @@ export class LlmClient {
   private async cachedCall(m: ResolvedModel, req: LlmRequest, maxTokens: number, key: string, cache: ResponseCacheStore | undefined): Promise<LlmResponse> {
     if (cache) {
       const started = Date.now();
+      const kept = this.kept.get(key);
+      if (kept) {
+        this.log({ msg: 'llm response served from memory (not yet stored: the cache store was unreachable)', ...req.attribution, model: m.name, key, ...kept.usage });
+        return { ...kept, cached: true, costUsd: 0, latencyMs: Date.now() - started };
+      }
       const hit = await cache.get(key);
       if (hit) {
         this.log({ msg: 'llm cache hit', ...req.attribution, model: m.name, key, ...hit.usage });
         return { ...hit, cached: true, costUsd: 0, latencyMs: Date.now() - started };
       }
     }
-    if (cache?.claim && cache.release) {
-      const claims = { claim: cache.claim.bind(cache), release: cache.release.bind(cache) };
-      return this.claimedCall(m, req, maxTokens, key, cache, claims);
-    }
+    if (cache && this.claims) return this.claimedCall(m, req, maxTokens, key, cache, this.claims);
     const response = await this.call(m, req, maxTokens);
-    if (cache) await this.store(cache, key, req, response);
+    if (cache) await this.storeOrKeep(cache, key, req, response);
     return response;
   }
 
-  private async store(cache: ResponseCacheStore, key: string, req: LlmRequest, response: LlmResponse): Promise<void> {
-    await cache.put({
+  private cacheEntry(key: string, req: LlmRequest, response: LlmResponse): CacheEntry {
+    return {
       key,
       namespace: req.cacheNamespace ?? 'default',
       provider: response.provider,
@@ -184,34 +230,48 @@ export class LlmClient {
         provider: response.provider,
         model: response.model,
       },
-    });
+    };
   }
 
   /**
-   * Identical calls in other processes: one claims the key and calls; the others poll the cache until its
-   * answer lands, or take over when the owner gives up (an error, which is never cached) or its claim lapses.
+   * Stores a paid response; true when it is stored. While the store is unreachable the response is kept in this
+   * process and stored when the store is back (false): the caller has its answer either way, and nothing is paid twice.
    */
-  private async claimedCall(
-    m: ResolvedModel,
-    req: LlmRequest,
-    maxTokens: number,
-    key: string,
-    cache: ResponseCacheStore,
-    claims: { claim(key: string, ttlMs: number): Promise<boolean>; release(key: string): Promise<void> },
-  ): Promise<LlmResponse> {
-    const claimTtlMs = m.providerConfig.timeoutMs * 2 + 60_000;
+  private async storeOrKeep(cache: ResponseCacheStore, key: string, req: LlmRequest, response: LlmResponse): Promise<boolean> {
+    const entry = this.cacheEntry(key, req, response);
+    try {
+      await cache.put(entry);
+      return true;
+    } catch (err) {
+      if (isRefusedByStore(err)) {
+        this.log({ msg: 'llm response refused by the cache store: returned, not cached', ...req.attribution, model: response.model, key, err: (err as Error).message });
+        return true;
+      }
+      this.kept.keep(entry, err as Error);
+      return false;
+    }
+  }
+
+  /**
+   * Identical calls in other processes: one claims the key and calls; the others poll the cache until its answer
+   * lands, or take over when the owner gives up (an error, which is never cached) or its claim lapses (its owner
+   * died: a live owner renews its claim while the call is in flight, see ClaimKeeper).
+   */
+  private async claimedCall(m: ResolvedModel, req: LlmRequest, maxTokens: number, key: string, cache: ResponseCacheStore, claims: ClaimKeeper): Promise<LlmResponse> {
     const started = Date.now();
     for (;;) {
-      if (await claims.claim(key, claimTtlMs)) {
+      if (await claims.claim(key)) {
+        let stored = true;
         try {
           // The previous owner may have finished between our cache miss and this claim.
           const late = await cache.get(key);
           if (late) return { ...late, cached: true, costUsd: 0, latencyMs: Date.now() - started };
           const response = await this.call(m, req, maxTokens);
-          await this.store(cache, key, req, response);
+          stored = await this.storeOrKeep(cache, key, req, response);
           return response;
         } finally {
-          await claims.release(key);
+          // A kept response holds its claim until it is stored (KeptResponses releases it then).
+          if (stored) await claims.release(key);
         }
       }
       await new Promise((r) => setTimeout(r, 100));
@@ -327,7 +387,7 @@ export class LlmClient {
     const pending = new Map<string, LlmRequest>();
     for (const req of requests) {
       const customId = this.keyOf(m, req);
-      const hit = !req.noCache && this.opts.cache ? await this.opts.cache.get(customId) : undefined;
+      const hit = !req.noCache && this.opts.cache ? (this.kept.get(customId) ?? (await this.opts.cache.get(customId))) : undefined;
       if (hit) cached.push({ customId, request: req, response: { ...hit, cached: true, costUsd: 0, latencyMs: 0 } });
       else pending.set(customId, req);
     }

@@ -27,11 +27,14 @@ export interface ResponseCacheStore {
   /** Idempotent: a second put of the same key keeps the first response. */
   put(entry: CacheEntry): Promise<void>;
   /**
-   * Optional, for collapsing identical calls across processes: true when the caller now owns the call for
-   * `key` (no live claim by anyone else); the owner releases it when the call ends, whatever the outcome.
+   * Optional, for collapsing identical calls across processes: true when `owner` (one id per live client) now holds
+   * the call for `key` for `ttlMs` (no live claim by anyone else). The owner renews its claims while the call is in
+   * flight and releases them when the call ends, whatever the outcome; a dead owner's claim lapses after `ttlMs`.
    */
-  claim?(key: string, ttlMs: number): Promise<boolean>;
-  release?(key: string): Promise<void>;
+  claim?(key: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Extends `owner`'s claims on `keys` (re-creating lost ones); returns the keys it holds now. */
+  renew?(keys: string[], owner: string, ttlMs: number): Promise<string[]>;
+  release?(key: string, owner: string): Promise<void>;
 }
 
 export interface CacheKeyParts {
