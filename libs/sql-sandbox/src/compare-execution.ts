@@ -4,6 +4,13 @@ import { pythonSortKey, sqlValueKey, type SqlValue } from './sql-value';
 
 export type EvalSemantics = 'spider' | 'bird';
 
+/**
+ * How BIRD EX compares rows. `set`: DAMO's evaluation.py, `set(pred) == set(gold)` (duplicates and row order
+ * ignored, column order matters). `set-unordered-cells`: the same after sorting the values within each row, so
+ * column order is free. `bag`: the proposed duplicate-preserving variant, equal as multisets of rows.
+ */
+export type BirdRowSemantics = 'set' | 'set-unordered-cells' | 'bag';
+
 export interface ComparisonVerdict {
   correct: boolean;
   /** Why: 'match', 'pred-error: ...', 'pred-timeout', 'row-count', 'column-count', 'row-mismatch', ... */
@@ -29,23 +36,39 @@ export function compareExecution(
   semantics: EvalSemantics,
   gold: ExecutionResult,
   pred: ExecutionResult,
-  ctx: { goldSql: string },
+  ctx: { goldSql: string; birdRows?: BirdRowSemantics },
 ): ComparisonVerdict {
   const goldFailure = failureReason('gold', gold);
   if (goldFailure) return { correct: false, reason: goldFailure };
   const predFailure = failureReason('pred', pred);
   if (predFailure) return { correct: false, reason: predFailure };
   if (gold.status !== 'ok' || pred.status !== 'ok') return { correct: false, reason: 'not comparable' };
-  return semantics === 'bird'
-    ? birdSetEqual(gold.rows, pred.rows)
-    : spiderResultEqual(gold.rows, pred.rows, spiderOrderMatters(ctx.goldSql));
+  if (semantics === 'bird') {
+    const undecodable = hasReplacementChar(gold.rows) ? 'gold' : hasReplacementChar(pred.rows) ? 'pred' : undefined;
+    // Python's sqlite3 (default text_factory) raises on invalid UTF-8, and BIRD's script scores the item 0.
+    if (undecodable) return { correct: false, reason: `${undecodable}-error (decode): text that is not valid UTF-8 (Python's sqlite3 cannot decode it)` };
+    return birdRowsEqual(gold.rows, pred.rows, ctx.birdRows ?? 'set');
+  }
+  // test-suite-sql-eval decodes text with errors="ignore": invalid bytes vanish (better-sqlite3 made them U+FFFD).
+  return spiderResultEqual(dropReplacementChars(gold.rows), dropReplacementChars(pred.rows), spiderOrderMatters(ctx.goldSql));
 }
 
-function birdSetEqual(gold: Row[], pred: Row[]): ComparisonVerdict {
-  const goldSet = new Set(gold.map(rowKey));
-  const predSet = new Set(pred.map(rowKey));
+const REPLACEMENT = '\uFFFD';
+const hasReplacementChar = (rows: Row[]): boolean => rows.some((row) => row.some((v) => typeof v === 'string' && v.includes(REPLACEMENT)));
+const dropReplacementChars = (rows: Row[]): Row[] =>
+  hasReplacementChar(rows) ? rows.map((row) => row.map((v) => (typeof v === 'string' ? v.split(REPLACEMENT).join('') : v))) : rows;
+
+function birdRowsEqual(gold: Row[], pred: Row[], how: BirdRowSemantics): ComparisonVerdict {
+  const key = how === 'set-unordered-cells' ? unorderRow : rowKey;
+  const goldKeys = gold.map(key);
+  const predKeys = pred.map(key);
+  if (how === 'bag') {
+    return multisetEqual(goldKeys, predKeys) ? { correct: true, reason: 'match' } : { correct: false, reason: 'row-multiset-mismatch' };
+  }
+  const goldSet = new Set(goldKeys);
+  const predSet = new Set(predKeys);
   if (goldSet.size !== predSet.size) return { correct: false, reason: 'row-set-size' };
-  for (const key of predSet) if (!goldSet.has(key)) return { correct: false, reason: 'row-mismatch' };
+  for (const k of predSet) if (!goldSet.has(k)) return { correct: false, reason: 'row-mismatch' };
   return { correct: true, reason: 'match' };
 }
 

@@ -1,9 +1,11 @@
-import { compareExecution, type EvalSemantics } from './compare-execution';
+import { compareExecution, type BirdRowSemantics, type EvalSemantics } from './compare-execution';
 import type { ExecutionResult } from './execution-result';
 import type { GoldResultStore } from './gold-cache';
 import { machineLabel } from './machine';
 import type { SandboxPool } from './sandbox-pool';
+import { executeOnScratchCopy, refusedAsWrite } from './scratch-write';
 import { spiderPrepare, spiderPrepareGold } from './spider-prepare';
+import { lexSql } from './sql-lexer';
 
 export interface EvalItem {
   dbPath: string;
@@ -19,6 +21,11 @@ export interface ItemVerdict {
   gold: ExecutionResult;
   pred: ExecutionResult;
   goldCached: boolean;
+  /**
+   * Set when this verdict may differ from the official script's, with the reason (a statement the sandbox refuses
+   * that the official script would run). Never set when sqlsweep reproduces the official behaviour.
+   */
+  divergent?: string;
 }
 
 export interface EvaluateExecutionOptions {
@@ -28,6 +35,8 @@ export interface EvaluateExecutionOptions {
   goldCache?: GoldResultStore;
   versionHash?: string;
   deadlineMs?: number;
+  /** BIRD only: how rows are compared (default `set`, DAMO's evaluation.py). */
+  birdRows?: BirdRowSemantics;
 }
 
 /** The SQL the official script actually runs (Spider's rewrites; BIRD runs both queries verbatim). */
@@ -86,17 +95,52 @@ export async function timeGold(opts: EvaluateGoldOptions & { repeat: number }): 
   return timingsMs;
 }
 
+/** True when the text holds no statement at all (only whitespace, comments and semicolons). */
+export function isEmptyStatement(sql: string): boolean {
+  return lexSql(sql).every((t) => t.kind === 'space' || t.kind === 'comment' || (t.kind === 'other' && t.text === ';'));
+}
+
+interface PredictionRun {
+  result: ExecutionResult;
+  /** How the result was obtained when not by the sandbox as usual; appended to the verdict's reason. */
+  note?: string;
+  divergent?: string;
+}
+
+/**
+ * Runs a prediction as the official script would. BIRD: an empty statement (mini-dev turns a non-string into " ")
+ * is an empty result, as Python's `cursor.execute(" ")` gives. Both: a statement refused only because it writes
+ * runs on a throw-away in-memory copy (the official scripts run it on the database file); a refusal the official
+ * script would not make (ATTACH, PRAGMA, over-long text ...) is kept and reported as divergent.
+ */
+async function runPrediction(opts: EvaluateExecutionOptions, item: EvalItem): Promise<PredictionRun> {
+  const sql = officialSql(opts.semantics, 'pred', item.predSql);
+  if (opts.semantics === 'bird' && isEmptyStatement(sql)) {
+    return { result: { status: 'ok', columns: [], rows: [], truncated: false, elapsedMs: 0 }, note: 'empty prediction: no statement, an empty result as in Python' };
+  }
+  const { timingsMs: _unused, ...result } = await opts.pool.execute({ dbPath: item.dbPath, sql, deadlineMs: opts.deadlineMs });
+  if (refusedAsWrite(result)) {
+    const scratch = await executeOnScratchCopy(item.dbPath, sql, { deadlineMs: opts.deadlineMs ?? 30_000 });
+    if (scratch) return { result: scratch, note: 'write statement run on a throw-away in-memory copy' };
+    return { result, divergent: 'write statement not run: the database is too large to copy into memory; the official script would run it' };
+  }
+  if (result.status === 'error' && result.errorKind === 'gate' && !/more than one statement|NUL character/.test(result.message)) {
+    return { result, divergent: `refused by the sandbox (${result.message}); the official script would run it` };
+  }
+  return { result };
+}
+
 /** Runs every gold (once per version and item when cached) and prediction in the pool and gives each a verdict. */
 export async function evaluateExecution(opts: EvaluateExecutionOptions): Promise<ItemVerdict[]> {
   return Promise.all(
     opts.items.map(async (item) => {
-      const [gold, pred] = await Promise.all([
-        evaluateGold({ ...opts, item }),
-        opts.pool.execute({ dbPath: item.dbPath, sql: officialSql(opts.semantics, 'pred', item.predSql), deadlineMs: opts.deadlineMs }),
-      ]);
-      const { timingsMs: _unused, ...predResult } = pred;
-      const verdict = compareExecution(opts.semantics, gold.result, predResult, { goldSql: officialSql(opts.semantics, 'gold', item.goldSql) });
-      return { ...verdict, gold: gold.result, pred: predResult, goldCached: gold.cached };
+      const [gold, pred] = await Promise.all([evaluateGold({ ...opts, item }), runPrediction(opts, item)]);
+      const verdict = compareExecution(opts.semantics, gold.result, pred.result, {
+        goldSql: officialSql(opts.semantics, 'gold', item.goldSql),
+        birdRows: opts.birdRows,
+      });
+      const reason = pred.note ? `${verdict.reason} (${pred.note})` : verdict.reason;
+      return { correct: verdict.correct, reason, gold: gold.result, pred: pred.result, goldCached: gold.cached, ...(pred.divergent ? { divergent: pred.divergent } : {}) };
     }),
   );
 }

@@ -10,14 +10,17 @@ export {
   spiderPrepareGold,
   spiderOrderMatters,
   removeDistinct,
+  firstStatement,
   normaliseSpiderOperators,
   replaceCurrentYear,
 } from './spider-prepare';
-export { compareExecution, type ComparisonVerdict, type EvalSemantics } from './compare-execution';
+export { compareExecution, type ComparisonVerdict, type EvalSemantics, type BirdRowSemantics } from './compare-execution';
 export { GoldCache, type GoldCacheEntry, type GoldResultStore } from './gold-cache';
 export { machineInfo, machineLabel, type MachineInfo } from './machine';
 export { readGoldFile, readSpiderPredictions, readBirdPredictions, type GoldLine } from './eval-files';
-export { evaluateExecution, evaluateGold, timeGold, officialSql, type EvaluateGoldOptions, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';
+export { evaluateExecution, evaluateGold, isEmptyStatement, timeGold, officialSql, type EvaluateGoldOptions, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';
 export { vesReward, vesScore } from './ves';
 export { softF1, SOFT_F1_VERSIONS, type SoftF1Version, type SoftF1Result } from './soft-f1';
 export { spiderSummaryTable, birdSummaryTable, breakdown, type BreakdownRow } from './summary-table';
+export { SCORERS, defaultScorer, findScorer, type Scorer, type ScorerMetric } from './scorers';
+export { executeOnScratchCopy, refusedAsWrite } from './scratch-write';

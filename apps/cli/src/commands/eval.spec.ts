@@ -148,7 +148,7 @@ describe('sqlsweep eval', () => {
     });
 
     it('refuses an unknown --format and a missing database', async () => {
-      await expect(runCli(['--format', 'wikisql', '--db-dir', tmp, '--gold', 'g', '--pred', 'p'])).rejects.toThrow(/Allowed choices are spider, bird/);
+      await expect(runCli(['--format', 'wikisql', '--db-dir', tmp, '--gold', 'g', '--pred', 'p'])).rejects.toThrow(/--format must be one of spider, bird, got "wikisql"/);
       const gold = join(tmp, 'gold.sql');
       const pred = join(tmp, 'pred.sql');
       writeFileSync(gold, 'SELECT 1\tnope\n');

@@ -1,12 +1,15 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { parseSpiderSql, spiderHardness } from '@sqlsweep/datasets';
 import {
   SandboxPool,
+  SCORERS,
   birdSummaryTable,
   breakdown,
+  defaultScorer,
   evaluateExecution,
+  findScorer,
   machineLabel,
   officialSql,
   readBirdPredictions,
@@ -17,6 +20,7 @@ import {
   vesReward,
   type ExecutionResult,
   type ItemVerdict,
+  type Scorer,
 } from '@sqlsweep/sql-sandbox';
 
 export interface EvalCommandOptions {
@@ -31,12 +35,18 @@ export interface EvalCommandOptions {
   workers?: number;
   timeoutMs: number;
   vesIterations: number;
+  /** A named scorer (`bird-ex-bag`, `spider-ex@2` ...); default: the format's official one for the metric. */
+  scorer?: string;
 }
 
 export interface EvalItemLine {
   i: number;
   db_id: string;
-  level?: string;
+  /** Spider hardness or BIRD difficulty; null with `level_note` saying why when it is not known. */
+  level: string | null;
+  level_note?: string;
+  /** The scorer that produced `exec` and `score` (`name@version`). */
+  scorer: string;
   exec: 0 | 1;
   score: number;
   reason: string;
@@ -47,18 +57,29 @@ export interface EvalItemLine {
   time_ratio?: number;
   /** VES only: the machine the timings were measured on. */
   machine?: string;
+  /** Soft-F1 with a set-order release: the official value depends on Python's hash seed for this item. */
+  order_dependent?: boolean;
+  /** Why this verdict may differ from the official script's (absent when it reproduces it). */
+  divergent?: string;
 }
 
 export interface EvalSummary {
   metric: EvalCommandOptions['metric'];
+  scorer: Scorer;
   items: EvalItemLine[];
   table: string;
   machine: string;
+  /** Items flagged `divergent`, and (Soft-F1) items whose official value depends on Python's set order. */
+  divergentCount: number;
+  orderDependentCount: number;
+  /** One-line notices that are not warnings about the data (e.g. why there is no difficulty breakdown). */
+  notices: string[];
   /** Items whose gold the Spider hardness parser could not read (the official script would stop there). */
   warnings: string[];
 }
 
 const SPIDER_LEVELS = ['easy', 'medium', 'hard', 'extra'];
+const SCORER_IDS = SCORERS.map((s) => s.id);
 const BIRD_LEVELS = ['simple', 'moderate', 'challenging'];
 
 /** Spider hardness graded from each gold query, as the official evaluator does (process_sql + eval_hardness). */
@@ -73,14 +94,35 @@ function spiderLevels(gold: Array<{ sql: string }>, warnings: string[]): Array<s
   });
 }
 
-function birdLevels(opts: EvalCommandOptions, count: number): Array<string | undefined> {
+/**
+ * Each item's BIRD difficulty from the questions file. An explicit --questions that cannot be read is an error;
+ * a missing default dev.json, or questions without `difficulty`, give a notice and no breakdown (never a row of
+ * zeros that reads as 0 % accuracy).
+ */
+function birdLevels(opts: EvalCommandOptions, count: number, notices: string[]): { levels: Array<string | undefined>; note?: string } {
+  const none = (note: string) => {
+    notices.push(`no difficulty breakdown: ${note}`);
+    return { levels: new Array<undefined>(count).fill(undefined), note };
+  };
   const file = opts.questions ?? join(dirname(opts.gold), 'dev.json');
-  if (!existsSync(file)) return new Array<undefined>(count).fill(undefined);
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as Array<Record<string, unknown>>;
+  if (!existsSync(file)) {
+    if (opts.questions !== undefined) throw new Error(`--questions ${file}: no such file`);
+    return none(`${file} not found (give --questions dev.json)`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`${file}: not a JSON array of questions: ${(err as Error).message}`);
+  }
   if (!Array.isArray(raw) || raw.length !== count) {
     throw new Error(`${file}: ${Array.isArray(raw) ? raw.length : 'no'} questions, but ${opts.gold} has ${count} gold queries`);
   }
-  return raw.map((q) => (typeof q.difficulty === 'string' ? q.difficulty : undefined));
+  const levels = (raw as Array<Record<string, unknown>>).map((q) => (typeof q?.difficulty === 'string' ? q.difficulty : undefined));
+  const missing = levels.filter((l) => l === undefined).length;
+  if (missing === count) return none(`${file} has no "difficulty" field`);
+  if (missing > 0) notices.push(`${file}: ${missing} question(s) without "difficulty", counted in the total only`);
+  return { levels, note: missing > 0 ? `no "difficulty" in ${file}` : undefined };
 }
 
 function databasePath(dbDir: string, dbId: string): string {
@@ -89,8 +131,22 @@ function databasePath(dbDir: string, dbId: string): string {
   return path;
 }
 
+/** The scorer the options name, checked against the format and metric. */
+export function resolveScorer(opts: Pick<EvalCommandOptions, 'format' | 'metric' | 'scorer'>): Scorer {
+  if (opts.scorer === undefined) return defaultScorer(opts.format, opts.metric);
+  const scorer = findScorer(opts.scorer);
+  if (scorer.format !== opts.format) throw new Error(`--scorer ${scorer.id} scores --format ${scorer.format}, not ${opts.format}`);
+  const wanted = opts.metric === 'ves' ? 'ex' : opts.metric;
+  if (scorer.metric !== wanted && !(opts.metric === 'ex' && scorer.metric === 'soft-f1')) {
+    throw new Error(`--scorer ${scorer.id} gives ${scorer.metric}, not ${opts.metric}`);
+  }
+  return scorer;
+}
+
 /** Scores a prediction file against a gold file the way the official script for the format does. */
 export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
+  const scorer = resolveScorer(opts);
+  const metric: EvalCommandOptions['metric'] = opts.metric === 'ves' ? 'ves' : scorer.metric;
   const gold = readGoldFile(opts.gold);
   const preds =
     opts.format === 'spider' ? readSpiderPredictions(opts.pred).map((sql) => ({ sql, dbId: undefined })) : readBirdPredictions(opts.pred);
@@ -98,7 +154,9 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
     throw new Error(`${opts.pred} has ${preds.length} predictions but ${opts.gold} has ${gold.length} gold queries; refusing to pair them by position`);
   }
   const warnings: string[] = [];
-  const levels = opts.format === 'spider' ? spiderLevels(gold, warnings) : birdLevels(opts, gold.length);
+  const notices: string[] = [];
+  const graded = opts.format === 'spider' ? { levels: spiderLevels(gold, warnings), note: 'the Spider hardness parser cannot read the gold' } : birdLevels(opts, gold.length, notices);
+  const levels = graded.levels;
   // BIRD's script runs both queries on the database named by the prediction line.
   const dbIds = gold.map((g, i) => (opts.format === 'bird' ? (preds[i].dbId ?? g.dbId) : g.dbId));
   dbIds.forEach((id, i) => {
@@ -107,13 +165,15 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
   const dbPaths = dbIds.map((id) => databasePath(opts.dbDir, id));
   const pool = new SandboxPool({ size: opts.workers, deadlineMs: opts.timeoutMs });
   try {
-    const verdicts = await judgeAll(opts, pool, gold, preds, dbPaths);
+    const verdicts = await judgeAll(opts, scorer, pool, gold, preds, dbPaths);
     const items = await Promise.all(
       verdicts.map(async (v, i) => {
-        const line = itemLine(i, dbIds[i], levels[i], v);
-        if (opts.metric === 'soft-f1') {
-          line.score = v.gold.status === 'ok' && v.pred.status === 'ok' ? softF1(v.pred.rows, v.gold.rows) : 0;
-        } else if (opts.metric === 'ves') {
+        const line = itemLine(i, dbIds[i], levels[i], graded.note, scorer, v);
+        if (metric === 'soft-f1') {
+          const f1 = v.gold.status === 'ok' && v.pred.status === 'ok' ? softF1(v.pred.rows, v.gold.rows, scorer.softF1) : undefined;
+          line.score = f1?.score ?? 0;
+          if (f1?.orderDependent) line.order_dependent = true;
+        } else if (metric === 'ves') {
           const timing = v.correct ? await timeBoth(pool, opts, dbPaths[i], gold[i].sql, preds[i].sql) : { reward: 0, timeRatio: 0 };
           line.score = timing.reward;
           line.time_ratio = timing.timeRatio;
@@ -122,7 +182,17 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
         return line;
       }),
     );
-    return { metric: opts.metric, items, table: summaryTable(opts, items), machine: machineLabel(), warnings };
+    return {
+      metric,
+      scorer,
+      items,
+      table: summaryTable(opts.format, metric, items),
+      machine: machineLabel(),
+      warnings,
+      notices,
+      divergentCount: items.filter((it) => it.divergent).length,
+      orderDependentCount: items.filter((it) => it.order_dependent).length,
+    };
   } finally {
     await pool.close();
   }
@@ -133,8 +203,8 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
  * (one file for Spider itself, a suite of variants for test-suite accuracy) and needs all to match. BIRD uses the
  * one database.
  */
-function databaseSuite(format: EvalCommandOptions['format'], dbPath: string): string[] {
-  if (format === 'bird') return [dbPath];
+function databaseSuite(scorer: Scorer, dbPath: string): string[] {
+  if (scorer.databases === 'original') return [dbPath];
   const dir = dirname(dbPath);
   return readdirSync(dir)
     .filter((name) => name.includes('.sqlite'))
@@ -144,14 +214,15 @@ function databaseSuite(format: EvalCommandOptions['format'], dbPath: string): st
 
 async function judgeAll(
   opts: EvalCommandOptions,
+  scorer: Scorer,
   pool: SandboxPool,
   gold: Array<{ sql: string }>,
   preds: Array<{ sql: string }>,
   dbPaths: string[],
 ): Promise<ItemVerdict[]> {
-  const suites = dbPaths.map((p) => databaseSuite(opts.format, p));
+  const suites = dbPaths.map((p) => databaseSuite(scorer, p));
   const flat = suites.flatMap((suite, i) => suite.map((dbPath) => ({ dbPath, goldSql: gold[i].sql, predSql: preds[i].sql })));
-  const verdicts = await evaluateExecution({ semantics: opts.format, pool, items: flat });
+  const verdicts = await evaluateExecution({ semantics: opts.format, pool, items: flat, birdRows: scorer.birdRows, deadlineMs: opts.timeoutMs });
   let next = 0;
   return suites.map((suite) => {
     const mine = verdicts.slice(next, next + suite.length);
@@ -174,11 +245,13 @@ async function timeBoth(pool: SandboxPool, opts: EvalCommandOptions, dbPath: str
   return vesReward(true, goldRun.timingsMs.slice(1), predRun.timingsMs.slice(1));
 }
 
-function itemLine(i: number, dbId: string, level: string | undefined, v: ItemVerdict): EvalItemLine {
+function itemLine(i: number, dbId: string, level: string | undefined, levelNote: string | undefined, scorer: Scorer, v: ItemVerdict): EvalItemLine {
   const line: EvalItemLine = {
     i,
     db_id: dbId,
-    ...(level !== undefined ? { level } : {}),
+    level: level ?? null,
+    ...(level === undefined ? { level_note: levelNote ?? 'unknown' } : {}),
+    scorer: scorer.id,
     exec: v.correct ? 1 : 0,
     score: v.correct ? 1 : 0,
     reason: v.reason,
@@ -189,51 +262,98 @@ function itemLine(i: number, dbId: string, level: string | undefined, v: ItemVer
     line.pred_error_kind = v.pred.errorKind;
     line.pred_message = v.pred.message;
   }
+  if (v.divergent) line.divergent = v.divergent;
   return line;
 }
 
-function summaryTable(opts: EvalCommandOptions, items: EvalItemLine[]): string {
-  const scored = items.map((it) => ({ level: it.level, score: it.score }));
-  if (opts.format === 'spider') {
+/** The official per-level table; levels no item has are left out when no item has a level at all. */
+function summaryTable(format: EvalCommandOptions['format'], metric: EvalCommandOptions['metric'], items: EvalItemLine[]): string {
+  const scored = items.map((it) => ({ level: it.level ?? undefined, score: it.score }));
+  const anyLevel = items.some((it) => it.level !== null);
+  if (format === 'spider') {
     const titles = { ex: ['EXECUTION ACCURACY', 'execution'], ves: ['VES', 'ves'], 'soft-f1': ['SOFT F1', 'soft-f1'] } as const;
-    const scale = opts.metric === 'ves' ? 100 : 1;
-    return spiderSummaryTable(breakdown(scored, SPIDER_LEVELS, 'all', scale), ...titles[opts.metric]);
+    const scale = metric === 'ves' ? 100 : 1;
+    return spiderSummaryTable(breakdown(scored, anyLevel ? SPIDER_LEVELS : [], 'all', scale), ...titles[metric]);
   }
   const titles = { ex: ['ACCURACY', 'accuracy'], ves: ['VES', 'ves'], 'soft-f1': ['SOFT F1', 'soft-f1'] } as const;
-  return birdSummaryTable(breakdown(scored, BIRD_LEVELS, 'total', 100), ...titles[opts.metric]);
+  return birdSummaryTable(breakdown(scored, anyLevel ? BIRD_LEVELS : [], 'total', 100), ...titles[metric]);
 }
 
-const positiveInt = (name: string) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got "${value}"`);
-  return n;
-};
+/** Checks the raw option strings; a bad value is a usage error naming the option (exit 2, one line). */
+function parseOptions(raw: Record<string, string | undefined>): EvalCommandOptions {
+  const positiveInt = (name: string, value: string | undefined, fallback?: number): number | undefined => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got "${value}"`);
+    return n;
+  };
+  const oneOf = <T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T => {
+    if (!allowed.includes(value as T)) throw new Error(`--${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+    return value as T;
+  };
+  return {
+    format: oneOf('format', raw.format, ['spider', 'bird'] as const),
+    dbDir: raw.dbDir!,
+    gold: raw.gold!,
+    pred: raw.pred!,
+    metric: oneOf('metric', raw.metric, ['ex', 'ves', 'soft-f1'] as const),
+    out: raw.out,
+    questions: raw.questions,
+    workers: positiveInt('workers', raw.workers),
+    timeoutMs: positiveInt('timeout-ms', raw.timeoutMs, 30_000)!,
+    vesIterations: positiveInt('ves-iterations', raw.vesIterations, 100)!,
+    scorer: raw.scorer,
+  };
+}
+
+/** Creates --out's folder before any work, so a bad path fails first, not after the evaluation. */
+function prepareOut(out: string | undefined): void {
+  if (out === undefined) return;
+  try {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, '');
+  } catch (err) {
+    throw new Error(`--out ${out}: cannot write: ${(err as Error).message}`);
+  }
+}
 
 export function registerEvalCommand(program: Command): void {
   program
     .command('eval')
     .description('score a prediction file against gold SQL the way the official Spider / BIRD scripts do')
-    .addOption(new Option('--format <format>', 'file formats and semantics').choices(['spider', 'bird']).makeOptionMandatory())
+    .showHelpAfterError(false)
+    .requiredOption('--format <format>', 'file formats and semantics: spider or bird')
     .requiredOption('--db-dir <dir>', 'folder holding <db_id>/<db_id>.sqlite')
     .requiredOption('--gold <file>', 'gold file, "SQL<TAB>db_id" a line')
     .requiredOption('--pred <file>', 'predictions: Spider one SQL a line; BIRD {"<idx>": "SQL\\t----- bird -----\\tdb_id"}')
-    .addOption(new Option('--metric <metric>', 'what to score').choices(['ex', 'ves', 'soft-f1']).default('ex'))
-    .option('--out <file>', 'write one JSON line per item with its verdict and why')
+    .option('--metric <metric>', 'what to score: ex, ves or soft-f1', 'ex')
+    .option('--scorer <name[@version]>', `named scorer (default: the format's official one): ${[...new Set(SCORER_IDS)].join(', ')}`)
+    .option('--out <file>', 'write one JSON line per item with its verdict and why (folders are created)')
     .option('--questions <file>', 'BIRD: dev.json for the difficulty breakdown (default: dev.json beside --gold)')
-    .option('--workers <n>', 'sandbox processes (default: cores)', positiveInt('workers'))
-    .option('--timeout-ms <ms>', 'per-query deadline', positiveInt('timeout-ms'), 30_000)
-    .option('--ves-iterations <n>', 'timed runs per query for VES', positiveInt('ves-iterations'), 100)
-    .action(async (raw: Omit<EvalCommandOptions, 'format' | 'metric'> & { format: string; metric: string }, cmd: Command) => {
+    .option('--workers <n>', 'sandbox processes (default: cores)')
+    .option('--timeout-ms <ms>', 'per-query deadline (default 30000)')
+    .option('--ves-iterations <n>', 'timed runs per query for VES (default 100)')
+    .action(async (raw: Record<string, string | undefined>, cmd: Command) => {
       let summary: EvalSummary;
+      let opts: EvalCommandOptions;
       try {
-        summary = await runEval({ ...raw, format: raw.format as EvalCommandOptions['format'], metric: raw.metric as EvalCommandOptions['metric'] });
+        opts = parseOptions(raw);
+        resolveScorer(opts);
+        prepareOut(opts.out);
+        summary = await runEval(opts);
       } catch (err) {
         cmd.error(`sqlsweep eval: ${(err as Error).message}`, { exitCode: 2 });
         return;
       }
-      if (raw.out) writeFileSync(raw.out, summary.items.map((it) => JSON.stringify(it)).join('\n') + '\n');
+      if (opts.out) writeFileSync(opts.out, summary.items.map((it) => JSON.stringify(it)).join('\n') + '\n');
       for (const warning of summary.warnings) process.stderr.write(`warning: ${warning}\n`);
+      for (const notice of summary.notices) process.stderr.write(`notice: ${notice}\n`);
       process.stdout.write(`${summary.table}\n`);
+      process.stdout.write(`scorer: ${summary.scorer.id} (${summary.scorer.follows})\n`);
+      process.stdout.write(`divergent from the official script: ${summary.divergentCount} item(s)${summary.divergentCount ? ' (see "divergent" in --out)' : ''}\n`);
+      if (summary.metric === 'soft-f1') {
+        process.stdout.write(`order-dependent (official value depends on Python's hash seed): ${summary.orderDependentCount} item(s)\n`);
+      }
       if (summary.metric === 'ves') process.stdout.write(`timings measured on: ${summary.machine}\n`);
     });
 }
