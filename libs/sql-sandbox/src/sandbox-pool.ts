@@ -151,7 +151,7 @@ export class SandboxPool {
   private spawn(): Slot {
     const isTs = __filename.endsWith('.ts');
     const child = fork(`${CHILD_ENTRY}${isTs ? '.ts' : '.js'}`, [JSON.stringify(this.limits), String(process.pid)], {
-      execArgv: [...(isTs ? ['-r', '@swc-node/register'] : []), `--max-old-space-size=${this.limits.heapMb}`],
+      execArgv: [...(isTs ? ['-r', require.resolve('@swc-node/register')] : []), `--max-old-space-size=${this.limits.heapMb}`],
       // stderr is kept, not inherited: a dying child's output must not look like the parent's own.
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
