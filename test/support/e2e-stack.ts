@@ -15,6 +15,8 @@ export interface E2eStackOptions {
   simulator?: SimulatorOptions | false;
   /** More environment for the CLI and the workers; it wins over the stack's own variables. */
   env?: NodeJS.ProcessEnv;
+  /** The Postgres server to make the stack's database on (a private one a fault test restarts); the shared one by default. */
+  postgresUrl?: string;
 }
 
 /**
@@ -30,7 +32,7 @@ export class E2eStack {
   private simulator?: Simulator;
   private readonly spawned: RunningCli[] = [];
 
-  constructor(private readonly extraEnv: NodeJS.ProcessEnv = {}) {}
+  constructor(private readonly extraEnv: NodeJS.ProcessEnv = {}, private readonly postgresUrl?: string) {}
 
   /** DATABASE_URL, REDIS_URL, SQLSWEEP_QUEUE_PREFIX, SQLSWEEP_DATA_DIR, SQLSWEEP_LLM_SIM_URL, then the extra env. */
   get env(): NodeJS.ProcessEnv {
@@ -57,7 +59,7 @@ export class E2eStack {
   /** Creates the database and starts the simulator side by side; whatever started is kept for `stop` even if the other failed. */
   async start(simulator: SimulatorOptions | false): Promise<void> {
     const started = await Promise.allSettled([
-      createTestDatabase().then((d) => { this.database = d; }),
+      createTestDatabase(this.postgresUrl).then((d) => { this.database = d; }),
       simulator === false ? undefined : startSimulator(simulator).then((s) => { this.simulator = s; }),
     ]);
     for (const s of started) if (s.status === 'rejected') throw s.reason;
@@ -128,7 +130,7 @@ export class E2eStack {
  * failure part way, what had started is stopped again before the error is thrown.
  */
 export async function startE2eStack(options: E2eStackOptions = {}): Promise<E2eStack> {
-  const stack = new E2eStack(options.env);
+  const stack = new E2eStack(options.env, options.postgresUrl);
   try {
     await stack.start(options.simulator ?? {});
     await stack.registerMinibench();

@@ -16,13 +16,26 @@ function stopper(child: ChildProcess, graceMs = 10_000): () => Promise<void> {
   });
 }
 
-/** Starts worker processes on this machine (all roles unless told otherwise); their logs go to `logFile` if given. */
-export function spawnWorkers(count: number, env: NodeJS.ProcessEnv, opts: { roles?: string; stdio?: 'inherit' | 'ignore' } = {}): LocalProcess[] {
+export interface SpawnWorkersOptions {
+  roles?: string;
+  stdio?: 'inherit' | 'ignore';
+  /**
+   * The workers live only as long as this process: they exit when its IPC channel to them closes (it was killed, say),
+   * and they sit in a process group of their own, so a Ctrl-C in the terminal reaches this process alone, which then
+   * stops them once, gracefully, rather than twice.
+   */
+  tiedToParent?: boolean;
+}
+
+/** Starts worker processes on this machine (all roles unless told otherwise). */
+export function spawnWorkers(count: number, env: NodeJS.ProcessEnv, opts: SpawnWorkersOptions = {}): LocalProcess[] {
+  const preload = opts.tiedToParent ? ['-r', join(__dirname, 'exit-with-parent')] : [];
   return Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, [...tsNode, join(repoRoot, 'apps/worker/src/main.ts')], {
+    const child = spawn(process.execPath, [...tsNode, ...preload, join(repoRoot, 'apps/worker/src/main.ts')], {
       cwd: repoRoot,
       env: { ...env, ...(opts.roles ? { SQLSWEEP_ROLES: opts.roles } : {}), LOG_LEVEL: env.LOG_LEVEL ?? 'warn' },
-      stdio: ['ignore', opts.stdio ?? 'ignore', 'inherit'],
+      stdio: ['ignore', opts.stdio ?? 'ignore', 'inherit', ...(opts.tiedToParent ? ['ipc' as const] : [])],
+      detached: opts.tiedToParent === true,
     });
     return { child, stop: stopper(child) };
   });

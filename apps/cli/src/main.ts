@@ -2,13 +2,20 @@ import 'reflect-metadata';
 import { ConfigError } from '@sqlsweep/config';
 import { SweepConfigError } from '@sqlsweep/contracts';
 import { buildProgram } from './program';
+import { InterruptedError, resumeHint, RunNotFinishedError } from './run-ending';
+import { ServiceUnreachableError } from './service-outages';
 
 buildProgram()
   .parseAsync(process.argv)
   .then(() => process.exit(process.exitCode ?? 0))
   .catch((e: unknown) => {
-    // Errors the user can fix are one clear line; anything else keeps its stack.
-    const known = e instanceof SweepConfigError || e instanceof ConfigError;
-    process.stderr.write(`sqlsweep: ${known ? (e as Error).message : (e as Error).stack ?? String(e)}\n`);
-    process.exit(known ? 2 : 1);
+    // A run that exists but did not finish is kept: the error is followed by the command that resumes it.
+    const runId = e instanceof RunNotFinishedError ? e.runId : undefined;
+    const cause = e instanceof RunNotFinishedError ? e.reason : e;
+    // Errors the user can fix, and ends the user asked for or was told of, are one clear line; anything else keeps its stack.
+    const usage = cause instanceof SweepConfigError || cause instanceof ConfigError;
+    const oneLine = usage || cause instanceof InterruptedError || cause instanceof ServiceUnreachableError;
+    process.stderr.write(`sqlsweep: ${oneLine ? (cause as Error).message : (cause as Error).stack ?? String(cause)}\n`);
+    if (runId) process.stderr.write(`run ${runId} is kept in Postgres; ${resumeHint(runId)}\n`);
+    process.exit(cause instanceof InterruptedError ? cause.exitCode : usage ? 2 : 1);
   });

@@ -15,6 +15,9 @@ export function createDb(databaseUrl: string, opts: { max?: number } = {}): Db {
   const open = (options?: string) => {
     const pool = new Pool({ connectionString: databaseUrl, max: opts.max ?? 10, options });
     pool.on('error', () => undefined); // an idle client losing its server is replaced on next checkout
+    // A checked-out client that loses its server between queries (a Postgres restart mid-transaction) emits 'error'
+    // with no listener, which would kill the process; its next query fails instead, and the pool drops it.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     return pool;
   };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: open() }) });
