@@ -17,8 +17,8 @@ function itemFile(dataset: Dataset, item: DatasetItem): string {
   return dataset.format === 'spider' ? 'train_spider.json' : 'train.json';
 }
 
-/** Why a gold result cannot be scored against, or undefined when it can. */
-function flagOf(result: ExecutionResult): { flag: GoldFlagKind; message: string } | undefined {
+/** Why a gold result cannot be scored against, or undefined when it can (registration and sweeps both ask). */
+export function goldFlagOf(result: ExecutionResult): { flag: GoldFlagKind; message: string } | undefined {
   if (result.status === 'timeout') return { flag: 'timeout', message: `gold SQL timed out after ${Math.round(result.elapsedMs)} ms` };
   if (result.status === 'error' && result.errorKind === 'gate') return { flag: 'refused', message: `gold SQL refused by the sandbox: ${result.message}` };
   if (result.status === 'error') return { flag: 'error', message: `gold SQL fails (${result.errorKind}): ${result.message}` };
@@ -45,7 +45,7 @@ export async function checkGoldExecution(opts: CheckGoldOptions): Promise<GoldFl
         versionHash: opts.versionHash,
         deadlineMs: opts.deadlineMs,
       });
-      const flag = flagOf(result);
+      const flag = goldFlagOf(result);
       return flag ? { file: itemFile(opts.dataset, item), item: item.id, ...flag } : undefined;
     }),
   );

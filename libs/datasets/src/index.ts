@@ -21,5 +21,5 @@ export { readColumnDescriptions, type ColumnDescription } from './description-cs
 export { hashDatasetFiles, sha256File } from './hash-files';
 export { ensureReplicas, type EnsureReplicasOptions } from './replicas';
 export { renderSchemaDdl } from './schema-ddl';
-export { checkGoldExecution, checkGoldInSandbox, type CheckGoldOptions, type GoldCheckSandbox } from './gold-check';
+export { checkGoldExecution, checkGoldInSandbox, goldFlagOf, type CheckGoldOptions, type GoldCheckSandbox } from './gold-check';
 export { prepareDatasetVersion, type DatasetVersion } from './dataset-version';

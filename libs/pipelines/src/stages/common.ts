@@ -1,3 +1,4 @@
+import { goldFlagOf } from '@sqlsweep/datasets';
 import { compareExecution, officialSql, vesReward, type ExecutionResult, type SandboxPool } from '@sqlsweep/sql-sandbox';
 import type { StageNode } from '../pipeline';
 import type { ComputeStage } from '../stage-context';
@@ -50,6 +51,16 @@ export const evaluateStage: ComputeStage = {
   run: async (ctx) => {
     const gold = ctx.inputs.gold as ExecutionResult;
     const generated = ctx.inputs.prediction as GeneratedSql;
+    const goldInvalid = goldFlagOf(gold);
+    if (goldInvalid) {
+      // `datasets add` flags such gold and sweeps leave the item out; one that fails only now (a slower machine, say)
+      // is an errored item, never a wrong answer: nothing can be scored against it.
+      const output: EvaluateOutput = {
+        correct: false, errored: true, reason: `gold invalid (${goldInvalid.flag}): ${goldInvalid.message}`, predictedSql: generated.sql,
+        predicted: { status: 'error', message: 'not executed: the gold result cannot be compared' }, metrics: { ves: 0 },
+      };
+      return { output };
+    }
     if (generated.sql === null) {
       const output: EvaluateOutput = {
         correct: false, errored: false, reason: `no prediction: ${generated.parseError ?? 'unparseable answer'}`,
@@ -79,5 +90,5 @@ export const evaluateStage: ComputeStage = {
 
 /** The last node of every pipeline: judge the stage whose output is the final `GeneratedSql`. */
 export function evaluateNode(prediction: string): StageNode {
-  return { stage: 'evaluate', role: 'sql', version: 2, reads: [], inputs: { gold: 'gold', prediction }, final: true };
+  return { stage: 'evaluate', role: 'sql', version: 3, reads: [], inputs: { gold: 'gold', prediction }, final: true };
 }
