@@ -14,6 +14,8 @@ export const commonEnvSchema = z.object({
   SQLSWEEP_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('sqlsweep'),
   SQLSWEEP_DATA_DIR: z.string().min(1).default('.sqlsweep'),
   SQLSWEEP_MODELS_FILE: z.string().min(1).default('configs/models.yaml'),
+  /** The only folder file knobs (R3's `ragCorpus`) may name files in, relative to it; planner and workers check it. */
+  SQLSWEEP_CORPUS_DIR: z.string().min(1).default('data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Admission budget: the planner refuses a sweep of more variants, counted from the grid before expanding it. */
   SQLSWEEP_MAX_VARIANTS: intFromString(1).default(10_000),

@@ -14,6 +14,8 @@ export interface CoreSettings {
   providerEnv: Record<string, string | undefined>;
   /** The largest sweep the planner admits; default `defaultAdmissionBudget`. */
   admission?: AdmissionBudget;
+  /** The folder file knobs may name files in; default SQLSWEEP_CORPUS_DIR of this process, else `data`. */
+  corpusDir?: string;
 }
 
 /** The orchestrator's parts, wired once; shared by the HTTP app and the CLI. */
@@ -38,7 +40,7 @@ export class OrchestratorCore {
     this.catalog = loadModelCatalog(settings.modelsFile);
     const llm = new LlmClient({ catalog: this.catalog, env: settings.providerEnv });
     this.planner = new Planner({
-      datasets: this.datasets, runs: this.runs, stages: this.stages, budget: settings.admission,
+      datasets: this.datasets, runs: this.runs, stages: this.stages, budget: settings.admission, corpusDir: settings.corpusDir,
       assertModelsUsable: (models) => llm.assertUsable(models),
       estimateCall: (call) => llm.estimateCall({ ...call, templateVersion: call.templateVersion }, call.expectedOutputTokens ?? Math.ceil(call.maxTokens / 4)),
       isSimulated: (model) => {

@@ -1,25 +1,31 @@
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { expandVariants, SweepConfigError, type SweepConfig, type VariantSpec } from '@sqlsweep/contracts';
 import { sha256File } from '@sqlsweep/datasets';
-import { fileKnobsRead, pipelines, resolveKnobPath } from '@sqlsweep/pipelines';
+import { corpusDir, fileKnobsRead, pipelines, resolveKnobPath } from '@sqlsweep/pipelines';
 
 /**
  * Hashes the files a sweep's variants read through file knobs (R3's RAG corpus), each file once per plan, so their
- * content enters the stage keys. A missing or unreadable file is a SweepConfigError naming the knob in the config.
+ * content enters the stage keys. A path outside the corpus directory (absolute, with `..`, or a link out), or a
+ * missing or unreadable file, is a SweepConfigError naming the knob in the config.
  */
 export class FileKnobHasher {
   private readonly hashes = new Map<string, Promise<string>>();
+  private readonly dir: string;
 
-  constructor(private readonly config: SweepConfig, private readonly source: string) {}
+  /** `dir`: the corpus directory; default this process's (SQLSWEEP_CORPUS_DIR, else `data`). */
+  constructor(private readonly config: SweepConfig, private readonly source: string, dir?: string) {
+    this.dir = dir === undefined ? corpusDir() : resolve(dir);
+  }
 
   /** The variant's `KeyingContext.fileHashes`: by derived parameter, only for knobs a stage of its graph reads. */
   async hashesFor(variant: VariantSpec): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const file of fileKnobsRead(pipelines[variant.pipeline], variant)) {
-      const path = resolveKnobPath(file.path);
+      const path = resolve(this.dir, file.path);
       let hash = this.hashes.get(path);
       if (!hash) {
-        hash = hashFile(path);
+        hash = hashFile(file.path, this.dir);
         this.hashes.set(path, hash);
       }
       try {
@@ -37,10 +43,10 @@ export class FileKnobHasher {
   }
 }
 
-async function hashFile(path: string): Promise<string> {
-  const info = await stat(path).catch((e: NodeJS.ErrnoException) => {
-    throw new Error(e.code === 'ENOENT' ? `no such file (relative paths start from the working directory, ${process.cwd()})` : e.message);
-  });
+/** Hashes the real file the knob names in the corpus directory: a link is checked once and then not followed again. */
+async function hashFile(knobPath: string, dir: string): Promise<string> {
+  const real = resolveKnobPath(knobPath, dir);
+  const info = await stat(real);
   if (!info.isFile()) throw new Error('not a regular file');
-  return sha256File(path);
+  return sha256File(real);
 }

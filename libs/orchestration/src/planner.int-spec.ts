@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseSweepConfig, SweepConfigError } from '@sqlsweep/contracts';
 // nx-ignore-next-line
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
@@ -10,6 +10,8 @@ import type { SweepPlan } from './planner';
 import { registerDataset } from './register-dataset';
 
 const repoRoot = join(__dirname, '../../..');
+/** The corpus directory the planner is given: file knobs name files relative to it. */
+const corpusDir = mkdtempSync(join(tmpdir(), 'sqlsweep-planner-corpus-'));
 
 /** Plans against real Postgres with minibench registered; nothing is stored, so every stage is needed. */
 describe('Planner (real Postgres)', () => {
@@ -21,7 +23,7 @@ describe('Planner (real Postgres)', () => {
     t = await createTestDatabase();
     core = new OrchestratorCore({
       databaseUrl: t.url, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queuePrefix: testQueuePrefix(),
-      modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' },
+      modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' }, corpusDir,
     });
     dir = mkdtempSync(join(tmpdir(), 'sqlsweep-planner-'));
     await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: join(repoRoot, 'data/minibench/dist'), dataDir: dir });
@@ -45,15 +47,15 @@ describe('Planner (real Postgres)', () => {
 
   describe('a file knob (R3 RAG corpus)', () => {
     it('keys r3.rag and everything downstream of it on the corpus content, and nothing else', async () => {
-      const corpus = join(dir, 'corpus.txt');
+      const corpus = 'corpus.txt';
       const entries = [
         `{ pipeline: r3, label: full, grid: { ragCorpus: [${corpus}] } }`,
         `{ pipeline: r3, label: no-rag, grid: { rag: [false], ragCorpus: [${corpus}] } }`,
         '{ pipeline: zero-shot }',
       ];
-      writeFileSync(corpus, 'Airports have an elevation in feet.\n');
+      writeFileSync(join(corpusDir, corpus), 'Airports have an elevation in feet.\n');
       const before = await plan(entries);
-      writeFileSync(corpus, 'Airports have an elevation in metres.\n');
+      writeFileSync(join(corpusDir, corpus), 'Airports have an elevation in metres.\n');
       const after = await plan(entries);
 
       expect(after.variants.map((v) => v.key)).toEqual(before.variants.map((v) => v.key));
@@ -66,18 +68,33 @@ describe('Planner (real Postgres)', () => {
     });
 
     it('refuses a missing corpus before anything is written, naming the file and the knob; a variant without RAG needs none', async () => {
-      const missing = 'data/minibench/rag/no-such-corpus.txt';
+      const missing = 'minibench/rag/no-such-corpus.txt';
       const runsBefore = await t.db.selectFrom('runs').select('id').execute();
       const attempt = plan(['{ pipeline: zero-shot }', `{ pipeline: r3, grid: { ragCorpus: [${missing}] } }`], 'configs/sweeps/x.yaml');
       await expect(attempt).rejects.toThrow(SweepConfigError);
       await expect(attempt).rejects.toThrow(
-        `configs/sweeps/x.yaml: pipelines[1].grid.ragCorpus: cannot read the RAG corpus at ${resolve(missing)}: no such file (relative paths start from the working directory, ${process.cwd()})`,
+        `configs/sweeps/x.yaml: pipelines[1].grid.ragCorpus: cannot read the RAG corpus at ${join(corpusDir, missing)}: no such file in the corpus directory ${corpusDir} (SQLSWEEP_CORPUS_DIR)`,
       );
-      await expect(plan([`{ pipeline: r3, grid: { ragCorpus: [${dir}] } }`])).rejects.toThrow(`pipelines[0].grid.ragCorpus: cannot read the RAG corpus at ${dir}: not a regular file`);
+      mkdirSync(join(corpusDir, 'a-folder'), { recursive: true });
+      await expect(plan(['{ pipeline: r3, grid: { ragCorpus: [a-folder] } }'])).rejects.toThrow(`pipelines[0].grid.ragCorpus: cannot read the RAG corpus at ${join(corpusDir, 'a-folder')}: not a regular file`);
       expect(await t.db.selectFrom('runs').select('id').execute()).toEqual(runsBefore);
 
       const noRag = await plan([`{ pipeline: r3, grid: { rag: [false], ragCorpus: [${missing}] } }`]);
       expect(noRag.stages.some((s) => s.stage === 'r3.rag')).toBe(false);
+    });
+
+    it('refuses a file outside the corpus directory (absolute, "..", a link out) before anything is written, as the CLI and the API do', async () => {
+      const outside = mkdtempSync(join(tmpdir(), 'sqlsweep-planner-outside-'));
+      writeFileSync(join(outside, 'secret.txt'), 'SECRET\n');
+      symlinkSync(join(outside, 'secret.txt'), join(corpusDir, 'link-out.txt'));
+      const runsBefore = await t.db.selectFrom('runs').select('id').execute();
+      for (const [path, reason] of [['/etc/passwd', '"/etc/passwd" is absolute'], ['../x', '"../x" holds ".."'], ['link-out.txt', `"link-out.txt" is a link to ${join(outside, 'secret.txt')}, outside the corpus directory ${corpusDir}`]]) {
+        const error = await plan([`{ pipeline: r3, grid: { ragCorpus: ["${path}"] } }`], 'configs/sweeps/x.yaml').then(() => null, (e: unknown) => e);
+        expect(error).toBeInstanceOf(SweepConfigError);
+        expect((error as Error).message).toMatch(/^configs\/sweeps\/x\.yaml: pipelines\[0\]\.grid\.ragCorpus: cannot read the RAG corpus at /);
+        expect((error as Error).message).toContain(reason);
+      }
+      expect(await t.db.selectFrom('runs').select('id').execute()).toEqual(runsBefore);
     });
   });
 

@@ -42,6 +42,8 @@ export interface PlannerDeps {
   estimateCall(call: LlmCall): { inputTokens: number; outputTokens: number; costUsd: number };
   /** The largest sweep planned; default `defaultAdmissionBudget`. */
   budget?: AdmissionBudget;
+  /** The folder file knobs may name files in (`FileKnobHasher`); default this process's. */
+  corpusDir?: string;
 }
 
 /**
@@ -83,7 +85,7 @@ export class Planner {
       kind.keys.add(s.key);
       kindOf.set(s.stage, kind);
     };
-    const files = new FileKnobHasher(config, source);
+    const files = new FileKnobHasher(config, source, this.deps.corpusDir);
     const keyers = new Map<string, VariantKeyer>();
     for (const variant of variants) {
       const fileHashes = await files.hashesFor(variant);

@@ -2,11 +2,15 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { VariantSpec } from '@sqlsweep/contracts';
+import { corpusDir, resolveCorpusPath } from './corpus-dir';
 import type { FileKnob, PipelineDefinition } from './pipeline';
 
-/** Planner and workers resolve a knob's path alike: relative to the process's working directory, or absolute. */
-export function resolveKnobPath(path: string): string {
-  return resolve(path);
+/**
+ * Planner and workers resolve a knob's path alike: relative to the corpus directory and inside it (no absolute path,
+ * no `..`, no link out), to the file's real path; a CorpusPathError says why not.
+ */
+export function resolveKnobPath(path: string, dir = corpusDir()): string {
+  return resolveCorpusPath(path, dir);
 }
 
 /** The file knobs a stage of this variant's graph reads, with the path each names; a knob nothing reads needs no file. */
@@ -16,18 +20,20 @@ export function fileKnobsRead(pipeline: PipelineDefinition, variant: VariantSpec
   return pipeline.fileKnobs.filter((f) => reads.has(f.sha256Param)).map((f) => ({ ...f, path: String(variant.params[f.knob]) }));
 }
 
+/** `path` is the knob's path in the corpus directory (a link there is named, not its target). */
 export interface KeyedFile { path: string; bytes: Buffer; sha256: string }
 
 /**
  * Reads a file knob's file in a stage, failing when its content is not what the stage was keyed on: a worker on
  * another machine with another copy, or a file edited since the sweep was planned. A stage planned without the
- * hash (before file knobs were hashed) reads the file unchecked, as it was keyed.
+ * hash (before file knobs were hashed) reads the file unchecked, as it was keyed. The path is checked against this
+ * worker's corpus directory again: a stage job is not trusted to have come from this planner.
  */
-export function readKeyedFile(stage: string, knob: FileKnob, params: Record<string, unknown>): KeyedFile {
-  const path = resolveKnobPath(String(params[knob.knob]));
+export function readKeyedFile(stage: string, knob: FileKnob, params: Record<string, unknown>, dir = corpusDir()): KeyedFile {
+  const path = resolve(dir, String(params[knob.knob]));
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readFileSync(resolveKnobPath(String(params[knob.knob]), dir));
   } catch (e) {
     throw new Error(`${stage}: cannot read ${knob.description} (knob ${knob.knob}) at ${path}: ${(e as Error).message}`);
   }

@@ -1,5 +1,6 @@
 export * from './pipeline';
 export * from './stage-keys';
+export * from './corpus-dir';
 export * from './file-knobs';
 export * from './stage-context';
 export * from './template';

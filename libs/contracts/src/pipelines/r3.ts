@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { grid } from './grid';
 
-/** The minibench corpus shipped with the repository; a user's own corpus is any UTF-8 text file. */
-export const R3_DEFAULT_RAG_CORPUS = 'data/minibench/rag/minibench.txt';
+/**
+ * The minibench corpus shipped with the repository (data/minibench/rag/minibench.txt), relative to the default corpus
+ * directory `data`; a user's own corpus is any UTF-8 text file in the corpus directory.
+ */
+export const R3_DEFAULT_RAG_CORPUS = 'minibench/rag/minibench.txt';
 
 /**
  * R3 (Reasoning with Rethinking and Retrieval): schema linking, question decomposition, generation, RAG context.
@@ -17,8 +20,8 @@ export const r3Grids = {
     decomposition: grid.booleans().default([true]),
     rag: grid.booleans().default([true]),
     /**
-     * Path of the text corpus, relative to the working directory (the repository root) or absolute. A file knob: the
-     * planner hashes the file, and its content, not only its path, enters the RAG stage's key.
+     * Path of the text corpus, relative to the corpus directory (SQLSWEEP_CORPUS_DIR, default `data`) and inside it.
+     * A file knob: the planner hashes the file, and its content, not only its path, enters the RAG stage's key.
      */
     ragCorpus: z.array(z.string({ error: 'expected a file path' }).min(1, 'expected a file path'), { error: 'expected array of file paths' })
       .min(1, 'give at least one value').default([R3_DEFAULT_RAG_CORPUS]),

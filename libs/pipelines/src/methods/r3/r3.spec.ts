@@ -47,7 +47,7 @@ describe('r3 keys and the RAG corpus', () => {
   };
 
   it('needs the corpus file only when a stage reads it', () => {
-    expect(fileKnobsRead(r3Pipeline, variants('{}')[0])).toEqual([{ knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus', path: 'data/minibench/rag/minibench.txt' }]);
+    expect(fileKnobsRead(r3Pipeline, variants('{}')[0])).toEqual([{ knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus', path: 'minibench/rag/minibench.txt' }]);
     expect(fileKnobsRead(r3Pipeline, variants('{ rag: [false] }')[0])).toEqual([]);
     expect(fileKnobsRead(r3Pipeline, variants('{ ragInLinking: [false], ragInDecomposition: [false] }')[0])).toEqual([]);
   });
@@ -162,8 +162,8 @@ describe('r3.rag on the shipped minibench corpus with the bundled encoder', () =
     }
   }
 
-  const sha256 = (path: string) => createHash('sha256').update(readFileSync(resolve(repoRoot, path))).digest('hex');
-  const shipped = 'data/minibench/rag/minibench.txt';
+  const sha256 = (path: string) => createHash('sha256').update(readFileSync(resolve(repoRoot, 'data', path))).digest('hex');
+  const shipped = 'minibench/rag/minibench.txt'; // in the default corpus directory, data/
 
   it('returns budget / chunk-size chunks of at most chunk-size tokens, relevant to the question', async () => {
     const out = await run({ ragCorpus: shipped, ragCorpusSha256: sha256(shipped), ragChunkTokens: 50, ragBudgetTokens: 300 }, 'What is the elevation of the highest airport?');
@@ -176,19 +176,27 @@ describe('r3.rag on the shipped minibench corpus with the bundled encoder', () =
   }, 120_000);
 
   it('names the knob and the path when the corpus is missing', async () => {
-    await expect(run({ ragCorpus: 'data/minibench/rag/nope.txt', ragCorpusSha256: 'a'.repeat(64), ragChunkTokens: 50, ragBudgetTokens: 300 }, 'x?'))
+    await expect(run({ ragCorpus: 'minibench/rag/nope.txt', ragCorpusSha256: 'a'.repeat(64), ragChunkTokens: 50, ragBudgetTokens: 300 }, 'x?'))
       .rejects.toThrow(/r3\.rag: cannot read the RAG corpus \(knob ragCorpus\) at .*nope\.txt/);
   });
 
   it('refuses a corpus whose content is not the one the stage was keyed on', async () => {
-    const corpus = join(mkdtempSync(join(tmpdir(), 'r3-corpus-')), 'corpus.txt');
+    const dir = mkdtempSync(join(tmpdir(), 'r3-corpus-'));
+    const corpus = join(dir, 'corpus.txt');
     writeFileSync(corpus, 'Airports have an elevation in feet.\n');
     const planned = createHash('sha256').update('Airports have an elevation in feet.\n').digest('hex');
-    const params = { ragCorpus: corpus, ragCorpusSha256: planned, ragChunkTokens: 50, ragBudgetTokens: 300 };
-    expect((await run(params, 'elevation?')).corpusSha256).toBe(planned);
-    writeFileSync(corpus, 'Airports have an elevation in metres.\n');
-    await expect(run(params, 'elevation?')).rejects.toThrow(
-      `r3.rag: the RAG corpus (knob ragCorpus) at ${corpus} has SHA-256 ${sha256(corpus).slice(0, 12)}, but the sweep was planned with ${planned.slice(0, 12)}`,
-    );
+    const params = { ragCorpus: 'corpus.txt', ragCorpusSha256: planned, ragChunkTokens: 50, ragBudgetTokens: 300 };
+    process.env.SQLSWEEP_CORPUS_DIR = dir;
+    try {
+      expect((await run(params, 'elevation?')).corpusSha256).toBe(planned);
+      writeFileSync(corpus, 'Airports have an elevation in metres.\n');
+      await expect(run(params, 'elevation?')).rejects.toThrow(
+        `r3.rag: the RAG corpus (knob ragCorpus) at ${corpus} has SHA-256 ${sha256(corpus).slice(0, 12)}, but the sweep was planned with ${planned.slice(0, 12)}`,
+      );
+      // The worker checks the path itself too: a job naming a file outside the corpus directory reads nothing.
+      await expect(run({ ...params, ragCorpus: '/etc/passwd' }, 'x?')).rejects.toThrow(/r3\.rag: cannot read the RAG corpus \(knob ragCorpus\) at \/etc\/passwd: "\/etc\/passwd" is absolute/);
+    } finally {
+      delete process.env.SQLSWEEP_CORPUS_DIR;
+    }
   });
 });

@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { corpusDir, resolveCorpusPath } from './corpus-dir';
+import { readKeyedFile } from './file-knobs';
+import type { FileKnob } from './pipeline';
+
+const knob: FileKnob = { knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus' };
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+describe('the corpus directory (where file knobs may read)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'corpus-dir-'));
+  const outside = mkdtempSync(join(tmpdir(), 'corpus-outside-'));
+  writeFileSync(join(dir, 'notes.txt'), 'inside\n');
+  mkdirSync(join(dir, 'nested'));
+  writeFileSync(join(dir, 'nested', 'more.txt'), 'nested\n');
+  writeFileSync(join(outside, 'secret.txt'), 'SECRET\n');
+  symlinkSync(join(outside, 'secret.txt'), join(dir, 'link-out.txt'));
+  symlinkSync(outside, join(dir, 'dir-out'));
+  symlinkSync(join(dir, 'notes.txt'), join(dir, 'nested', 'link-in.txt'));
+
+  it('is SQLSWEEP_CORPUS_DIR, else data/ from the working directory', () => {
+    expect(corpusDir({})).toBe(resolve('data'));
+    expect(corpusDir({ SQLSWEEP_CORPUS_DIR: dir })).toBe(dir);
+  });
+
+  it('resolves relative paths inside it, links that stay inside included', () => {
+    expect(resolveCorpusPath('notes.txt', dir)).toMatch(/notes\.txt$/);
+    expect(resolveCorpusPath('nested/more.txt', dir)).toMatch(/nested[\\/]more\.txt$/);
+    expect(resolveCorpusPath('./nested/link-in.txt', dir)).toBe(resolveCorpusPath('notes.txt', dir));
+  });
+
+  it.each([
+    ['/etc/passwd', /"\/etc\/passwd" is absolute: name a file relative to the corpus directory .* \(SQLSWEEP_CORPUS_DIR\)/],
+    [join(dir, 'notes.txt'), /is absolute/],
+    ['../x', /"\.\.\/x" holds "\.\."/],
+    ['nested/../../x', /holds "\.\."/],
+    ['nested\\..\\..\\x', /holds "\.\."/],
+    ['link-out.txt', /"link-out\.txt" is a link to .*secret\.txt, outside the corpus directory/],
+    ['dir-out/secret.txt', /is a link to .*secret\.txt, outside the corpus directory/],
+    ['no-such.txt', /no such file in the corpus directory/],
+    ['a\0b', /NUL byte/],
+  ])('refuses %j', (path, reason) => {
+    expect(() => resolveCorpusPath(path, dir)).toThrow(reason);
+  });
+
+  it('says so when the corpus directory itself is missing', () => {
+    expect(() => resolveCorpusPath('notes.txt', join(dir, 'nope'))).toThrow(/the corpus directory .*nope \(SQLSWEEP_CORPUS_DIR\) does not exist/);
+  });
+
+  describe('a worker reading a file knob (readKeyedFile)', () => {
+    it('reads a file in the corpus directory', () => {
+      const file = readKeyedFile('r3.rag', knob, { ragCorpus: 'notes.txt', ragCorpusSha256: sha256('inside\n') }, dir);
+      expect(file.bytes.toString()).toBe('inside\n');
+      expect(file.path).toBe(join(dir, 'notes.txt'));
+    });
+
+    it.each(['/etc/passwd', '../x', 'link-out.txt'])('re-checks the path it was given (%s), whatever the planner did', (path) => {
+      expect(() => readKeyedFile('r3.rag', knob, { ragCorpus: path }, dir)).toThrow(/r3\.rag: cannot read the RAG corpus \(knob ragCorpus\) at .*: /);
+    });
+
+    it('refuses a file replaced by a link out of the directory after planning', () => {
+      const swapped = join(dir, 'swapped.txt');
+      writeFileSync(swapped, 'planned\n');
+      const params = { ragCorpus: 'swapped.txt', ragCorpusSha256: sha256('planned\n') };
+      expect(readKeyedFile('r3.rag', knob, params, dir).bytes.toString()).toBe('planned\n');
+      rmSync(swapped);
+      symlinkSync(join(outside, 'secret.txt'), swapped);
+      expect(() => readKeyedFile('r3.rag', knob, params, dir)).toThrow(/is a link to .*secret\.txt, outside the corpus directory/);
+    });
+  });
+});
