@@ -77,10 +77,20 @@ export class StageRunner {
     this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, batch, ms: clock.laps, commitMs }, 'stage done');
   }
 
-  /** After the last attempt: a per-run failure (never memoized), then advance so the items are closed as errors. */
-  async fail(p: StageJobPayload, error: Error): Promise<void> {
+  /**
+   * Settles a stage BullMQ will not run again (see `isFinalFailure`): a per-run failure (never memoized) for it and
+   * the stages downstream of it, then advancing here and now, so that its items are closed as errors and its runs
+   * end. When advancing fails (Postgres away), a `run.advance` job does it later; when recording fails, the stage is
+   * still ready in Postgres and the reconciler runs it again.
+   */
+  async fail(p: Pick<StageJobPayload, 'stageKey' | 'stage'>, error: Error): Promise<void> {
     await this.deps.stages.recordFailure(p.stageKey, p.stage, error.message);
-    await this.deps.queue.enqueue('run.advance', { stageKey: p.stageKey }, { key: `${p.stageKey}-failed` });
+    try {
+      await this.deps.advancer.onStageSettled(p.stageKey);
+    } catch (e) {
+      this.deps.log({ stageKey: p.stageKey, err: (e as Error).message }, 'advancing past a failure failed: left to a run.advance job');
+      await this.deps.queue.enqueue('run.advance', { stageKey: p.stageKey }, { key: `${p.stageKey}-failed` });
+    }
   }
 
   private async work(impl: StageImplementation, ctx: StageContext, p: StageJobPayload, job: Job): Promise<StageRun> {

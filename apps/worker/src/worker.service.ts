@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppEnv } from '@sqlsweep/config';
-import type { StageJobPayload } from '@sqlsweep/contracts';
+import type { LlmBatchJobPayload, StageJobPayload } from '@sqlsweep/contracts';
 import { createDb, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
 import { Advancer } from '@sqlsweep/orchestration';
 import { Pool } from 'pg';
 import { LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
-import { createRedisConnection, QueueClient, WorkerHost, type JobHandlers } from '@sqlsweep/queue';
+import { createRedisConnection, QueueClient, WorkerHost, type Job, type JobHandlers } from '@sqlsweep/queue';
 import { SandboxPool } from '@sqlsweep/sql-sandbox';
 import pino from 'pino';
 import { StageRunner } from './stage-runner';
@@ -14,6 +14,16 @@ import { LlmBatchRunner } from './llm-batch';
 import { WorkerRetrieval } from './stage-services';
 
 export const WORKER_ENV = Symbol('WORKER_ENV');
+
+/**
+ * The stages a job's final failure settles: a stage job's own, or every stage of an LLM batch (those already stored
+ * are left as they are). An `index.build` job belongs to no run: `sqlsweep index build` reads its failed state.
+ */
+function stagesEndedBy(job: Job): StageJobPayload[] {
+  if (job.name.startsWith('stage.')) return [job.data as StageJobPayload];
+  if (job.name === 'llm.batch') return (job.data as LlmBatchJobPayload).stages;
+  return [];
+}
 export const PROVIDER_ENV = Symbol('PROVIDER_ENV');
 
 /** Serves the stage queues of the roles named in SQLSWEEP_ROLES. */
@@ -63,9 +73,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     this.host = new WorkerHost({
       redisUrl: env.REDIS_URL, prefix: env.SQLSWEEP_QUEUE_PREFIX, queues, maxActive: env.SQLSWEEP_MAX_ACTIVE_JOBS, lockDurationMs: env.SQLSWEEP_JOB_LOCK_MS,
       onFailed: (job, error, final) => {
-        this.log.warn({ jobId: job.id, stage: job.data?.stage, runId: job.data?.runId, final, err: error.message }, 'stage attempt failed');
-        const failed: StageJobPayload[] = !final ? [] : job.name.startsWith('stage.') ? [job.data] : job.name === 'llm.batch' ? job.data.stages : [];
-        for (const p of failed) void runner.fail(p, error).catch((e: Error) => this.log.error({ err: e.message }, 'recording a failure failed'));
+        this.log.warn({ jobId: job.id, job: job.name, stage: job.data?.stage, runId: job.data?.runId, final, err: error.message }, final ? 'job failed for good' : 'job attempt failed');
+        if (!final) return;
+        for (const p of stagesEndedBy(job)) void runner.fail(p, error).catch((e: Error) => this.log.error({ stageKey: p.stageKey, err: e.message }, 'recording a failure failed: the reconciler will run the stage again'));
       },
     });
     const stage = (p: Parameters<StageRunner['run']>[0], job: Parameters<StageRunner['run']>[1]) => runner.run(p, job);

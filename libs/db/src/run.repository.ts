@@ -93,9 +93,12 @@ export class RunRepository {
     return this.db.selectFrom('variants').selectAll().where('run_id', '=', runId).orderBy('position').execute();
   }
 
-  /** Stages of a run whose inputs all have results and which have neither a result nor a failure: one row per key. */
+  /**
+   * Stages of a running run whose inputs all have results and which have neither a result nor a failure: one row per
+   * key. A run that has ended (done, failed, cancelled) has none: its end is final.
+   */
   async readyStages(runId: string): Promise<ReadyStage[]> {
-    const { rows } = await readyStagesWhere(sql`rs.run_id = ${runId}`).execute(this.db);
+    const { rows } = await readyStagesWhere(sql`rs.run_id = ${runId} AND runs.status = 'running'`).execute(this.db);
     return rows;
   }
 
@@ -209,6 +212,31 @@ export class RunRepository {
         ON CONFLICT DO NOTHING`.execute(tx);
       await tx.updateTable('runs').set({ status: 'done', finished_at: new Date() }).where('id', '=', runId).execute();
       return true;
+    });
+  }
+
+  /**
+   * Marks a running run failed when it cannot proceed: items lack a result, yet no stage of its plan is ready or in
+   * flight (every stage left waits on inputs that nothing will compute). Decided under the run's row lock, as closing
+   * a run is. Returns the reason stored with the run, or undefined when the run is not stuck (or not running).
+   */
+  async failIfStuck(runId: string): Promise<string | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      const run = await tx.selectFrom('runs').select('status').where('id', '=', runId).forUpdate().executeTakeFirst();
+      if (run?.status !== 'running') return undefined;
+      if ((await readyStagesWhere(sql`rs.run_id = ${runId}`).execute(tx)).rows.length > 0) return undefined;
+      const { rows: [n] } = await sql<{ planned: number; finished: number; waiting: number }>`
+        SELECT (r.item_count * (SELECT count(*) FROM variants v WHERE v.run_id = r.id))::int AS planned,
+          (SELECT count(*) FROM item_results ir WHERE ir.run_id = r.id)::int AS finished,
+          (SELECT count(DISTINCT rs.stage_key) FROM run_stages rs WHERE rs.run_id = r.id
+             AND NOT EXISTS (SELECT 1 FROM stage_results sr WHERE sr.stage_key = rs.stage_key)
+             AND NOT EXISTS (SELECT 1 FROM stage_failures f WHERE f.run_id = rs.run_id AND f.stage_key = rs.stage_key))::int AS waiting
+        FROM runs r WHERE r.id = ${runId}`.execute(tx);
+      if (n.finished >= n.planned) return undefined;
+      const reason = `cannot proceed: ${n.planned - n.finished} of ${n.planned} items have no result and no stage is left that could give them one ` +
+        (n.waiting > 0 ? `(${n.waiting} planned stages wait on inputs that no stage of the run computes)` : '(the plan has no unfinished stage for them)');
+      await tx.updateTable('runs').set({ status: 'failed', failure_reason: reason, finished_at: new Date() }).where('id', '=', runId).execute();
+      return reason;
     });
   }
 

@@ -19,8 +19,11 @@ export interface DatasetItemsTable {
 /** Why an item's gold query cannot be scored against (set by `datasets add`); flagged items are left out of sweeps. */
 export type GoldFlag = 'error' | 'timeout' | 'refused' | 'truncated';
 export interface SweepsTable { id: string; name: string; source: string; config: Json<unknown>; config_hash: string; created_at: Timestamp }
+/** 'running' ends in exactly one of the others; a 'failed' run says why in `failure_reason`. */
+export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled';
 export interface RunsTable {
-  id: string; sweep_id: string; dataset_version_id: number; status: 'running' | 'done' | 'cancelled';
+  id: string; sweep_id: string; dataset_version_id: number; status: RunStatus;
+  failure_reason: ColumnType<string | null, string | null | undefined, string | null>;
   priority: string; item_count: number; stage_jobs: number; reused_stages: number; simulated: boolean;
   cache_namespace: Generated<string>; llm_mode: Generated<'online' | 'batch'>; estimated_llm_calls: Generated<number>;
   estimated_input_tokens: ColumnType<number, number | undefined, number>; estimated_output_tokens: ColumnType<number, number | undefined, number>;

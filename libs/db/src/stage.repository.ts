@@ -63,16 +63,31 @@ export class StageRepository {
     return found;
   }
 
-  /** Records a stage that failed for good, in every running run whose plan contains it. Returns those runs. */
+  /**
+   * Records a stage that failed for good, in every running run whose plan contains it and holds no result for it, and
+   * with it every stage of those runs downstream of it (transitively): they can never run, so their items, those that
+   * read a failed training-set stage included, are closed as errored. Returns those runs.
+   */
   async recordFailure(stageKey: string, stage: string, error: string): Promise<string[]> {
     const { rows } = await sql<{ run_id: string }>`
+      WITH RECURSIVE failed_in AS (
+        SELECT DISTINCT rs.run_id FROM run_stages rs JOIN runs r ON r.id = rs.run_id AND r.status = 'running'
+        WHERE rs.stage_key = ${stageKey} AND NOT EXISTS (SELECT 1 FROM stage_results sr WHERE sr.stage_key = ${stageKey})
+      ), blocked (run_id, stage_key, stage) AS (
+        SELECT rs.run_id, rs.stage_key, rs.stage FROM failed_in f
+          JOIN run_stages rs ON rs.run_id = f.run_id AND rs.input_keys @> ARRAY[${stageKey}]::text[]
+        UNION
+        SELECT rs.run_id, rs.stage_key, rs.stage FROM blocked b
+          JOIN run_stages rs ON rs.run_id = b.run_id AND rs.input_keys @> ARRAY[b.stage_key]
+      )
       INSERT INTO stage_failures (run_id, stage_key, stage, error)
-      SELECT DISTINCT rs.run_id, ${stageKey}, ${stage}, ${error}
-      FROM run_stages rs JOIN runs r ON r.id = rs.run_id AND r.status = 'running'
-      WHERE rs.stage_key = ${stageKey}
+      SELECT run_id, ${stageKey}, ${stage}, ${error} FROM failed_in
+      UNION ALL
+      SELECT b.run_id, b.stage_key, b.stage, 'input ' || ${stage}::text || ' failed: ' || ${error}::text FROM blocked b
+        WHERE NOT EXISTS (SELECT 1 FROM stage_results sr WHERE sr.stage_key = b.stage_key)
       ON CONFLICT DO NOTHING
       RETURNING run_id`.execute(this.db);
-    return rows.map((r) => r.run_id);
+    return [...new Set(rows.map((r) => r.run_id))];
   }
 
   async getTrace(stageKey: string): Promise<unknown> {

@@ -33,12 +33,19 @@ function stopwatch(): () => number {
 export class Advancer {
   constructor(private readonly runs: RunRepository, private readonly queue: QueueClient) {}
 
-  /** Re-plans a run from Postgres alone: the start of a run, `--resume`, and recovery after lost Redis state. */
-  async reconcile(runId: string): Promise<{ enqueued: number; finished: boolean }> {
+  /**
+   * Re-plans a run from Postgres alone: the start of a run, `--resume`, the reconciler, and recovery after lost Redis
+   * state. Enqueues every ready stage (a job already queued or running stays as it is), closes the items and the run
+   * that the stored results and failures finish, and marks the run `failed` when it cannot proceed: items lack a
+   * result but nothing is left to run (`failureReason` then says why).
+   */
+  async reconcile(runId: string): Promise<{ enqueued: number; finished: boolean; failureReason?: string }> {
     const enqueued = await this.enqueue(await this.runs.readyStages(runId));
     await this.runs.materializeItemResults([runId]);
     const finished = await this.runs.finalizeIfComplete(runId);
-    return { enqueued, finished };
+    if (finished || enqueued > 0) return { enqueued, finished };
+    const failureReason = await this.runs.failIfStuck(runId);
+    return failureReason ? { enqueued, finished, failureReason } : { enqueued, finished };
   }
 
   /**
