@@ -4,7 +4,7 @@ import type { LlmBatchJobPayload, StageJobPayload } from '@sqlsweep/contracts';
 import { createDb, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
 import { Advancer } from '@sqlsweep/orchestration';
 import { Pool } from 'pg';
-import { LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
+import { DEFAULT_CLAIM_TTL_MS, LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost, type Job, type JobHandlers } from '@sqlsweep/queue';
 import { SandboxPool } from '@sqlsweep/sql-sandbox';
 import pino from 'pino';
@@ -36,6 +36,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private host?: WorkerHost;
   private budgetRedis?: ReturnType<typeof createRedisConnection>;
   private cachePool?: Pool;
+  private llm?: LlmClient;
   private retrieval?: WorkerRetrieval;
 
   constructor(
@@ -53,13 +54,15 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     this.budgetRedis = createRedisConnection(env.REDIS_URL);
     this.cachePool = new Pool({ connectionString: env.DATABASE_URL, max: 2 });
     this.cachePool.on('error', () => undefined);
-    const llm = new LlmClient({
+    const llm = (this.llm = new LlmClient({
       catalog: loadModelCatalog(env.SQLSWEEP_MODELS_FILE),
       env: this.providerEnv,
       cache: new LlmCacheRepository(this.cachePool),
       budget: new RedisRateBudget({ redis: this.budgetRedis, keyPrefix: `${env.SQLSWEEP_QUEUE_PREFIX}:llm-budget` }),
+      // A dead worker's claims lapse no later than its job locks: its jobs resume as soon as BullMQ hands them on.
+      claims: { ttlMs: env.SQLSWEEP_LLM_CLAIM_TTL_MS ?? Math.min(DEFAULT_CLAIM_TTL_MS, env.SQLSWEEP_JOB_LOCK_MS) },
       logger: (obj) => this.log.debug(obj, 'llm call'),
-    });
+    }));
     this.retrieval = new WorkerRetrieval({ dataDir: env.SQLSWEEP_DATA_DIR, encoderDir: env.SQLSWEEP_ENCODER_DIR, logger: this.log });
     const runner = new StageRunner({
       retrieval: this.retrieval,
@@ -98,6 +101,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     await this.retrieval?.close();
     await this.queue?.close();
     this.budgetRedis?.disconnect();
+    await this.llm?.close();
     await this.cachePool?.end();
     await this.db?.destroy();
   }

@@ -44,6 +44,11 @@ export const workerEnvSchema = commonEnvSchema.extend({
   SQLSWEEP_SQL_DEADLINE_MS: intFromString(100).default(30_000),
   /** How long a job stays locked to a worker without renewal; a killed worker's jobs return after about this. */
   SQLSWEEP_JOB_LOCK_MS: intFromString(1_000).default(30_000),
+  /**
+   * How long a claim on an LLM call in flight outlives its owner: renewed every fifth of it while the call runs, it
+   * lapses this long after a worker dies. Default: 10 s, or the job lock where that is shorter.
+   */
+  SQLSWEEP_LLM_CLAIM_TTL_MS: intFromString(500).optional(),
   /** How often a batch-mode job asks the provider whether its batch has ended. */
   SQLSWEEP_BATCH_POLL_MS: intFromString(100).default(30_000),
   SQLSWEEP_LLM_SIM_URL: url(['http', 'https']).optional(),
