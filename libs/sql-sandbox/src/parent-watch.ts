@@ -16,9 +16,14 @@ setInterval(check, workerData.pollMs);
  * so neither the IPC 'disconnect' event nor a timer can run until the query ends (never, for a runaway one); a
  * thread of its own can. It polls the parent pid (a dead parent's children are re-parented, so the pid changes) and
  * SIGKILLs the whole process the moment it does. `parentPid` comes from the parent itself, so a parent that died
- * before this call is noticed too.
+ * before this call is noticed too. The thread costs about 10 MiB of resident memory per child.
  */
 export function dieWithParent(parentPid: number, pollMs = PARENT_POLL_MS): void {
   const watch = new Worker(WATCH_SOURCE, { eval: true, workerData: { parentPid, pollMs } });
   watch.unref(); // the watch never keeps the process alive by itself
+  // A child that lost its watch could outlive its parent: it stops, and the pool replaces it.
+  watch.on('error', (err) => {
+    process.stderr.write(`sandbox child: parent watch failed: ${err.message}\n`);
+    process.exit(1);
+  });
 }
