@@ -61,7 +61,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       budget: new RedisRateBudget({ redis: this.budgetRedis, keyPrefix: `${env.SQLSWEEP_QUEUE_PREFIX}:llm-budget` }),
       // A dead worker's claims lapse no later than its job locks: its jobs resume as soon as BullMQ hands them on.
       claims: { ttlMs: env.SQLSWEEP_LLM_CLAIM_TTL_MS ?? Math.min(DEFAULT_CLAIM_TTL_MS, env.SQLSWEEP_JOB_LOCK_MS) },
-      logger: (obj) => this.log.debug(obj, 'llm call'),
+      logger: (obj) => ('severity' in obj ? this.log.warn(obj, 'llm') : this.log.debug(obj, 'llm call')),
     }));
     this.retrieval = new WorkerRetrieval({ dataDir: env.SQLSWEEP_DATA_DIR, encoderDir: env.SQLSWEEP_ENCODER_DIR, logger: this.log });
     const runner = new StageRunner({

@@ -101,7 +101,7 @@ export class ClaimKeeper {
     try {
       const renewed = new Set(await this.store.renew(keys, this.owner, this.lifetime.ttlMs));
       const lost = keys.filter((k) => !renewed.has(k) && this.held.has(k));
-      if (lost.length > 0) this.log({ msg: 'llm claims taken over by another process while renewals failed; the calls go on', keys: lost });
+      if (lost.length > 0) this.log({ severity: 'warn', msg: 'llm claims taken over by another process while renewals failed; the calls go on', keys: lost });
     } catch (err) {
       nextMs = Math.min(nextMs, RETRY_AFTER_FAILED_RENEWAL_MS);
       this.log({ msg: 'llm claim renewal failed; the calls go on and renewing is retried', claims: keys.length, err: (err as Error).message });

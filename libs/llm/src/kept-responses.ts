@@ -1,13 +1,14 @@
 import type { CacheEntry, CachedLlmResponse } from './response-cache';
 
 /**
- * True for a store error that says the data itself is refused (an SQLSTATE outside the connection, shutdown,
- * resource and transaction-rollback classes, e.g. 23xxx constraint or 42xxx schema errors): putting it again
- * cannot succeed. Anything else (ECONNREFUSED, a connection cut, 57P01 admin shutdown) may pass on a retry.
+ * True for an error the database server sent about the data itself (a Postgres error, which carries `severity`,
+ * whose SQLSTATE is outside the connection, shutdown, resource and rollback classes, e.g. 23xxx constraint or 42xxx
+ * schema errors): putting it again cannot succeed. Anything else (ECONNREFUSED, EPIPE, a connection cut, 57P01 admin
+ * shutdown, 57P03 starting up) may pass on a retry.
  */
 export function isRefusedByStore(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|40|53|57)/.test(code);
+  const e = err as { code?: unknown; severity?: unknown } | null;
+  return typeof e?.severity === 'string' && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && !/^(08|40|53|57)/.test(e.code);
 }
 
 export interface KeptResponsesOptions {
@@ -50,7 +51,7 @@ export class KeptResponses {
 
   keep(entry: CacheEntry, error: Error): void {
     if (this.kept.has(entry.key)) return;
-    this.opts.log({ msg: 'llm response kept in memory: the cache store is unreachable; storing it again with backoff', key: entry.key, err: error.message });
+    this.opts.log({ severity: 'warn', msg: 'llm response kept in memory: the cache store is unreachable; storing it again with backoff', key: entry.key, err: error.message });
     const kept: Kept = { entry, attempts: 0 };
     this.kept.set(entry.key, kept);
     this.schedule(kept);
@@ -66,7 +67,7 @@ export class KeptResponses {
       await new Promise((r) => setTimeout(r, Math.min(this.firstRetryMs, Math.max(0, deadline - Date.now()))));
     }
     if (this.kept.size > 0) {
-      this.opts.log({ msg: 'llm responses lost at shutdown: the cache store stayed unreachable', keys: [...this.kept.keys()] });
+      this.opts.log({ severity: 'warn', msg: 'llm responses lost at shutdown: the cache store stayed unreachable', keys: [...this.kept.keys()] });
       this.kept.clear();
     }
   }
@@ -85,7 +86,7 @@ export class KeptResponses {
     } catch (err) {
       if (isRefusedByStore(err)) {
         this.kept.delete(k.entry.key);
-        this.opts.log({ msg: 'llm response refused by the cache store: not kept any longer', key: k.entry.key, err: (err as Error).message });
+        this.opts.log({ severity: 'warn', msg: 'llm response refused by the cache store: not kept any longer', key: k.entry.key, err: (err as Error).message });
         await this.opts.onDone(k.entry.key);
         return;
       }

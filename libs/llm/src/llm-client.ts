@@ -34,6 +34,7 @@ export interface LlmClientOptions {
   env: Record<string, string | undefined>;
   cache?: ResponseCacheStore;
   budget?: RateBudget;
+  /** Every call and cache event; those an operator should see carry `severity: 'warn'`. */
   logger?: (obj: object) => void;
   /**
    * Claims on calls in flight (when the cache store supports them): a claim lives `ttlMs` (default 10 s) unless its
@@ -244,7 +245,7 @@ export class LlmClient {
       return true;
     } catch (err) {
       if (isRefusedByStore(err)) {
-        this.log({ msg: 'llm response refused by the cache store: returned, not cached', ...req.attribution, model: response.model, key, err: (err as Error).message });
+        this.log({ severity: 'warn', msg: 'llm response refused by the cache store: returned, not cached', ...req.attribution, model: response.model, key, err: (err as Error).message });
         return true;
       }
       this.kept.keep(entry, err as Error);
