@@ -75,13 +75,13 @@ export async function startPrivatePostgres(opts: StartPrivatePostgresOptions): P
   return { maintenanceUrl: url, port, reused: false };
 }
 
-/** pg_ctl stop -m fast for the cluster in `dir`, if it runs. */
-export function stopPrivatePostgres(dir: string, binaries: PostgresBinaries, searchDirs: string[]): boolean {
+/** pg_ctl stop for the cluster in `dir`, if it runs: `fast` by default, `immediate` as a crash does (the chaos benchmark). */
+export function stopPrivatePostgres(dir: string, binaries: PostgresBinaries, searchDirs: string[], mode: 'fast' | 'immediate' = 'fast'): boolean {
   const paths = layout(dir);
   const pid = readPostmasterPid(paths.data);
   clearServerState(dir);
   if (pid === undefined || !isProcessAlive(pid)) return false;
-  commandRunner(searchDirs).run(binaries.pgCtl, ['-D', paths.data, '-m', 'fast', '-w', 'stop']);
+  commandRunner(searchDirs).run(binaries.pgCtl, ['-D', paths.data, '-m', mode, '-w', 'stop']);
   return true;
 }
 
