@@ -1,7 +1,7 @@
-import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { AppEnv } from '@sqlsweep/config';
 import { ApiMetricsRepository, ApiReadRepository } from '@sqlsweep/db';
-import { OrchestratorCore } from '@sqlsweep/orchestration';
+import { OrchestratorCore, PlanThread } from '@sqlsweep/orchestration';
 import { BearerGuard } from './bearer.guard';
 import { CatalogController } from './catalog.controller';
 import { CompareController } from './compare.controller';
@@ -12,17 +12,19 @@ import { ResultsController } from './results.controller';
 import { RunsController } from './runs.controller';
 import { schedulesControllers, schedulesProviders } from './schedules';
 import { ResultTableRunner } from './result-tables';
-import { API_METRICS, API_READS, METRICS_REGISTRY, ORCHESTRATOR_CORE, ORCHESTRATOR_ENV, RESULT_TABLES } from './tokens';
+import { API_METRICS, API_READS, METRICS_REGISTRY, ORCHESTRATOR_CORE, ORCHESTRATOR_ENV, PLAN_THREAD, RESULT_TABLES } from './tokens';
 
 @Module({})
-export class OrchestratorModule implements OnApplicationShutdown {
+export class OrchestratorModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(ORCHESTRATOR_CORE) private readonly core: OrchestratorCore,
     @Inject(RESULT_TABLES) private readonly tables: ResultTableRunner,
+    @Inject(PLAN_THREAD) private readonly plans: PlanThread,
   ) {}
 
   static forCore(env: AppEnv<'orchestrator'>, core: OrchestratorCore): DynamicModule {
     const metricsRepo = new ApiMetricsRepository(core.db);
+    const plans = new PlanThread(core.settings);
     return {
       module: OrchestratorModule,
       controllers: [RunsController, ResultsController, CatalogController, CompareController, OpenApiController, MetricsController, ...schedulesControllers],
@@ -32,6 +34,7 @@ export class OrchestratorModule implements OnApplicationShutdown {
         { provide: API_READS, useValue: new ApiReadRepository(core.db) },
         { provide: API_METRICS, useValue: metricsRepo },
         { provide: RESULT_TABLES, useValue: new ResultTableRunner() },
+        { provide: PLAN_THREAD, useValue: plans },
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry(metricsRepo, core.queue) },
         BearerGuard,
         ...schedulesProviders,
@@ -39,8 +42,14 @@ export class OrchestratorModule implements OnApplicationShutdown {
     };
   }
 
+  /** Plans are made off the event loop, in a thread started before the app listens: the first POST /runs does not wait for it to load. */
+  async onModuleInit(): Promise<void> {
+    await this.plans.start();
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.tables.close();
+    await this.plans.close();
     await this.core.close();
   }
 }

@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import {
-  createRunBodySchema, exportQuerySchema, listRunsQuerySchema, paramSweepQuerySchema, parseSweepConfig,
+  createRunBodySchema, exportQuerySchema, listRunsQuerySchema, paramSweepQuerySchema,
   type CancelRunResponse, type CostAccuracyDto, type LeaderboardRowDto, type ParamSweepDto, type RunDetailDto, type RunSummaryDto, type VariantDto,
 } from '@sqlsweep/contracts';
 import type { ApiReadRepository } from '@sqlsweep/db';
-import type { OrchestratorCore } from '@sqlsweep/orchestration';
+import type { OrchestratorCore, PlanThread } from '@sqlsweep/orchestration';
 import { BearerGuard } from './bearer.guard';
 import { cancelRun } from './cancel-run';
 import { costAccuracy } from './comparison';
@@ -13,7 +13,7 @@ import { paramSweep } from './param-sweep';
 import { uuidParam } from './params';
 import { ApiRequestError, parseRequest } from './request-error';
 import { leaderboard, runDetail, runSummaryDto, scalarParams, variantDto } from './run-views';
-import { API_READS, ORCHESTRATOR_CORE } from './tokens';
+import { API_READS, ORCHESTRATOR_CORE, PLAN_THREAD } from './tokens';
 
 interface DownloadResponse { setHeader(name: string, value: string): void; send(body: string): void }
 
@@ -23,6 +23,7 @@ export class RunsController {
   constructor(
     @Inject(ORCHESTRATOR_CORE) private readonly core: OrchestratorCore,
     @Inject(API_READS) private readonly reads: ApiReadRepository,
+    @Inject(PLAN_THREAD) private readonly plans: PlanThread,
   ) {}
 
   @Get('health')
@@ -41,12 +42,9 @@ export class RunsController {
   @HttpCode(201)
   async create(@Body() body: unknown) {
     const b = parseRequest(createRunBodySchema, body, 'body');
-    const plan = await this.core.planner.plan(parseSweepConfig(b.config, b.source), b.source);
-    const summary = { variants: plan.variants.length, items: plan.items.length, stageJobs: plan.stageJobs, reused: plan.reused, byStage: plan.byStage, simulated: plan.simulated };
-    if (b.dryRun) return { dryRun: true, ...summary };
-    const runId = await this.core.planner.createRun(plan);
-    await this.core.advancer.reconcile(runId);
-    return { runId, ...summary };
+    // Parsing, planning, storing and enqueueing happen in the planning thread: a large plan never blocks this loop.
+    const { runId, summary } = await this.plans.createRun({ configText: b.config, source: b.source, dryRun: b.dryRun });
+    return b.dryRun ? { dryRun: true, ...summary } : { runId, ...summary };
   }
 
   @Get('runs/:runId')

@@ -4,3 +4,4 @@ export const API_READS = Symbol('API_READS');
 export const API_METRICS = Symbol('API_METRICS');
 export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
 export const RESULT_TABLES = Symbol('RESULT_TABLES');
+export const PLAN_THREAD = Symbol('PLAN_THREAD');

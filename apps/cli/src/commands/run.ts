@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { MultiBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { parseSweepConfig, SweepConfigError } from '@sqlsweep/contracts';
-import type { OrchestratorCore } from '@sqlsweep/orchestration';
+import { readSweepConfigFile, type OrchestratorCore } from '@sqlsweep/orchestration';
 import { queueNames } from '@sqlsweep/queue';
 import { cliEnv, openCore } from '../cli-env';
 import { spawnWorkers, type LocalProcess } from '../local-processes';
@@ -30,10 +29,7 @@ export async function runSweep(file: string | undefined, opts: RunOptions, out: 
   let config: ReturnType<typeof parseSweepConfig> | undefined;
   if (!opts.resume) {
     if (!file) throw new SweepConfigError('sqlsweep run', '', 'give a sweep config file, or --resume RUN_ID');
-    const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-      throw new SweepConfigError(file, '', e.code === 'ENOENT' ? 'file not found' : e.message);
-    });
-    config = parseSweepConfig(text, file);
+    config = parseSweepConfig(await readSweepConfigFile(file), file);
     // A namespace no earlier run used: every LLM stage is asked afresh, every other stage is still reused.
     if (opts.noCache) config = { ...config, cacheNamespace: `no-cache-${randomUUID()}` };
   }

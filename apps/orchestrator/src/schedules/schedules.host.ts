@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { AppEnv } from '@sqlsweep/config';
-import { ScheduleService, type OrchestratorCore } from '@sqlsweep/orchestration';
-import { ORCHESTRATOR_CORE, ORCHESTRATOR_ENV } from '../tokens';
+import { ScheduleService, type OrchestratorCore, type PlanThread } from '@sqlsweep/orchestration';
+import { ORCHESTRATOR_CORE, ORCHESTRATOR_ENV, PLAN_THREAD } from '../tokens';
 
 /**
  * Settings the orchestrator's environment schema is to carry (libs/config); until it does, they read as undefined
@@ -29,6 +29,7 @@ export class SchedulesHost implements OnApplicationBootstrap, BeforeApplicationS
   constructor(
     @Inject(ORCHESTRATOR_CORE) private readonly core: OrchestratorCore,
     @Inject(ORCHESTRATOR_ENV) private readonly env: AppEnv<'orchestrator'> & ScheduleEnv,
+    @Inject(PLAN_THREAD) private readonly plans: PlanThread,
   ) {}
 
   /** The running service, or undefined when this orchestrator has no schedules file. */
@@ -46,6 +47,7 @@ export class SchedulesHost implements OnApplicationBootstrap, BeforeApplicationS
       redisUrl: this.env.REDIS_URL, queuePrefix: this.env.SQLSWEEP_QUEUE_PREFIX, schedulesFile: file,
       webhookUrl: this.env.SQLSWEEP_ALERT_WEBHOOK_URL,
       log: (line) => this.logger.log(JSON.stringify(line)),
+      createRun: this.plans.createRun,
     });
     await this.service.start();
   }

@@ -72,7 +72,7 @@ describe('firing a schedule (real Postgres and Redis)', () => {
     await expect(firer.fire('gone', when)).rejects.toThrow(UnrecoverableError);
     await expect(firer.fire('gone', when)).rejects.toThrow(/schedule "gone" fired but is not in the schedules file/);
     await expect(firer.fire('missing', when)).rejects.toThrow(UnrecoverableError);
-    expect((await schedules.firesOf('missing'))[0].error).toMatch(/ENOENT.*nowhere\.yaml/);
+    expect((await schedules.firesOf('missing'))[0].error).toMatch(/nowhere\.yaml.*: file not found/);
     await expect(firer.fire('bad', when)).rejects.toThrow(UnrecoverableError);
     expect((await schedules.firesOf('bad'))[0]).toMatchObject({ runId: null, error: expect.stringMatching(/pipelines\[0\]\.pipeline/) });
   });

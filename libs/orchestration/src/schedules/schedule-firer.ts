@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { parseSweepConfig } from '@sqlsweep/contracts';
 import type { ScheduleRepository } from '@sqlsweep/db';
 import { UnrecoverableError } from '@sqlsweep/queue';
 import type { Advancer } from '../advancer';
 import type { Planner } from '../planner';
+import { planAndCreateRun, type RunCreator } from '../run-creation';
+import { readSweepConfigFile } from '../sweep-config-file';
 import type { SchedulesFile } from './schedules-file';
 
 export interface FireResult { runId: string; created: boolean }
@@ -24,6 +24,8 @@ export class ScheduleFirer {
     file: () => SchedulesFile;
     /** Sweep config paths in the schedules file are relative to this folder. */
     baseDir: string;
+    /** Plans and starts the run; default: in this process. The orchestrator passes its planning thread's. */
+    createRun?: RunCreator;
   }) {}
 
   async fire(schedule: string, firedAt: Date): Promise<FireResult> {
@@ -36,12 +38,10 @@ export class ScheduleFirer {
     const sweepPath = isAbsolute(spec.sweep) ? spec.sweep : join(this.deps.baseDir, spec.sweep);
     const source = `${spec.sweep} (schedule ${schedule})`;
     try {
-      const config = { ...parseSweepConfig(readFileSync(sweepPath, 'utf8'), source), priority: 'nightly' as const, cacheNamespace };
-      const plan = await this.deps.planner.plan(config, source);
-      const runId = await this.deps.planner.createRun(plan);
-      await this.deps.schedules.attachRun(schedule, firedAt, runId);
-      await this.deps.advancer.reconcile(runId);
-      return { runId, created: true };
+      const request = { configText: await readSweepConfigFile(sweepPath, source), source, overrides: { priority: 'nightly' as const, cacheNamespace } };
+      const { runId } = await (this.deps.createRun ?? ((r) => planAndCreateRun(this.deps, r)))(request);
+      await this.deps.schedules.attachRun(schedule, firedAt, runId!);
+      return { runId: runId!, created: true };
     } catch (e) {
       await this.deps.schedules.recordFireError(schedule, firedAt, (e as Error).message);
       // A config that does not parse or plan will not on a retry either.

@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { ScheduleRepository } from '@sqlsweep/db';
 import { jobCatalog, WorkerHost, type Job } from '@sqlsweep/queue';
 import type { OrchestratorCore } from '../core';
+import type { RunCreator } from '../run-creation';
 import { RegressionChecker } from './regression-checker';
 import { ScheduleFirer } from './schedule-firer';
 import { reconcileSchedulers, type ReconcileReport } from './scheduler-reconciler';
@@ -21,6 +22,8 @@ export interface ScheduleServiceOptions {
   resamples?: number;
   alertRetryDelayMs?: number;
   log?: (line: Record<string, unknown>) => void;
+  /** Plans and starts a fired schedule's run; default: in this process. */
+  createRun?: RunCreator;
 }
 
 /** BullMQ job scheduler ids end their job ids with the fire time: `repeat:<scheduler>:<millis>`. */
@@ -48,7 +51,7 @@ export class ScheduleService {
     this.repository = new ScheduleRepository(core.db);
     this.firer = new ScheduleFirer({
       planner: core.planner, advancer: core.advancer, schedules: this.repository, file: () => this.file,
-      baseDir: opts.baseDir ?? resolve(dirname(opts.schedulesFile), '..'),
+      baseDir: opts.baseDir ?? resolve(dirname(opts.schedulesFile), '..'), createRun: opts.createRun,
     });
     this.checker = new RegressionChecker({
       schedules: this.repository, webhookUrl: opts.webhookUrl ?? this.file.alerts.webhookUrl, resamples: opts.resamples,
