@@ -63,3 +63,22 @@ export function readBirdPredictions(file: string): Array<{ sql: string; dbId?: s
   }
   return out;
 }
+
+/**
+ * Keys of a BIRD prediction file that are not at their own position in the file. The official `package_sqls`
+ * pairs predictions with gold lines by position in the file (`sql_data.items()`); sqlsweep pairs by key, so each
+ * key listed here is an item whose official verdict was computed against another gold line.
+ */
+export function birdKeysOutOfPlace(file: string): Array<{ key: number; position: number }> {
+  const text = readFileSync(file, 'utf8');
+  const out: Array<{ key: number; position: number }> = [];
+  // Top-level keys only: in valid JSON a quote inside a string value is escaped, so `"<digits>":` cannot occur there.
+  const keyPattern = /(?<!\\)"(\d+)"\s*:/g;
+  let position = 0;
+  for (let m = keyPattern.exec(text); m; m = keyPattern.exec(text)) {
+    const key = Number(m[1]);
+    if (key !== position) out.push({ key, position });
+    position++;
+  }
+  return out;
+}

@@ -17,7 +17,7 @@ export {
 export { compareExecution, type ComparisonVerdict, type EvalSemantics, type BirdRowSemantics } from './compare-execution';
 export { GoldCache, type GoldCacheEntry, type GoldResultStore } from './gold-cache';
 export { machineInfo, machineLabel, type MachineInfo } from './machine';
-export { readGoldFile, readSpiderPredictions, readBirdPredictions, type GoldLine } from './eval-files';
+export { readGoldFile, readSpiderPredictions, readBirdPredictions, birdKeysOutOfPlace, type GoldLine } from './eval-files';
 export { evaluateExecution, evaluateGold, isEmptyStatement, timeGold, officialSql, type EvaluateGoldOptions, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';
 export { vesReward, vesScore } from './ves';
 export { softF1, SOFT_F1_VERSIONS, type SoftF1Version, type SoftF1Result } from './soft-f1';

@@ -56,3 +56,4 @@ process.once('message', (req: ScratchRequest) => {
   }
   process.send?.(result, () => process.exit(0));
 });
+process.send?.({ type: 'ready' });

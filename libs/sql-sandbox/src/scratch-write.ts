@@ -35,7 +35,7 @@ export function childExecArgv(heapMb: number): { entry: (base: string) => string
 export function executeOnScratchCopy(dbPath: string, sql: string, opts: ScratchOptions): Promise<ExecutionResult | undefined> {
   if (statSync(dbPath).size > (opts.maxDbBytes ?? 512 * 1024 * 1024)) return Promise.resolve(undefined);
   const { entry, execArgv } = childExecArgv(512);
-  const start = process.hrtime.bigint();
+  let start = process.hrtime.bigint();
   const elapsedMs = (): number => Number(process.hrtime.bigint() - start) / 1e6;
   return new Promise((resolve) => {
     const child = fork(entry(join(__dirname, 'scratch-write-child')), [], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
@@ -47,17 +47,26 @@ export function executeOnScratchCopy(dbPath: string, sql: string, opts: ScratchO
       clearTimeout(timer);
       resolve(r);
     };
-    const timer = setTimeout(() => {
+    // The deadline is the query's: it starts when the child is up, not while it loads (seconds on a busy machine).
+    let timer = setTimeout(() => {
       child.kill('SIGKILL');
-      settle({ status: 'timeout', elapsedMs: elapsedMs() });
-    }, opts.deadlineMs);
+      settle({ status: 'error', errorKind: 'runtime', message: 'scratch process did not start within 60 s', elapsedMs: elapsedMs() });
+    }, 60_000);
     child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr = (stderr + c).slice(-2000)));
-    child.on('message', (r: ExecutionResult) => settle(r));
+    child.on('message', (msg: ExecutionResult | { type: 'ready' }) => {
+      if (!('type' in msg)) return settle(msg);
+      clearTimeout(timer);
+      start = process.hrtime.bigint();
+      timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        settle({ status: 'timeout', elapsedMs: elapsedMs() });
+      }, opts.deadlineMs);
+      child.send({ dbPath, sql, maxRows: opts.maxRows ?? 100_000, maxSqlLength: 100_000 });
+    });
     child.on('error', () => undefined);
     child.on('exit', (code, signal) => {
       const said = stderr.trim().split('\n').pop() ?? '';
       settle({ status: 'error', errorKind: 'runtime', message: `scratch process died (${signal ?? `exit code ${code}`})${said ? `: ${said}` : ''}`, elapsedMs: elapsedMs() });
     });
-    child.send({ dbPath, sql, maxRows: opts.maxRows ?? 100_000, maxSqlLength: 100_000 });
   });
 }

@@ -6,6 +6,7 @@ import {
   SandboxPool,
   SCORERS,
   birdSummaryTable,
+  birdKeysOutOfPlace,
   breakdown,
   defaultScorer,
   evaluateExecution,
@@ -163,12 +164,22 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
     if (id !== gold[i].dbId) warnings.push(`item ${i}: prediction names db ${id}, gold names ${gold[i].dbId}; running on ${id} as BIRD's script does`);
   });
   const dbPaths = dbIds.map((id) => databasePath(opts.dbDir, id));
+  const outOfPlace = new Map<number, number>();
+  if (opts.format === 'bird') {
+    for (const { key, position } of birdKeysOutOfPlace(opts.pred)) outOfPlace.set(key, position);
+    if (outOfPlace.size > 0) {
+      warnings.push(`${opts.pred}: ${outOfPlace.size} key(s) not in gold order; paired by key here, by position in the official script (marked divergent)`);
+    }
+  }
   const pool = new SandboxPool({ size: opts.workers, deadlineMs: opts.timeoutMs });
   try {
     const verdicts = await judgeAll(opts, scorer, pool, gold, preds, dbPaths);
     const items = await Promise.all(
       verdicts.map(async (v, i) => {
         const line = itemLine(i, dbIds[i], levels[i], graded.note, scorer, v);
+        if (outOfPlace.has(i)) {
+          line.divergent = `prediction key "${i}" is entry ${outOfPlace.get(i)} of the file: the official script pairs it with gold line ${outOfPlace.get(i)! + 1}`;
+        }
         if (metric === 'soft-f1') {
           const f1 = v.gold.status === 'ok' && v.pred.status === 'ok' ? softF1(v.pred.rows, v.gold.rows, scorer.softF1) : undefined;
           line.score = f1?.score ?? 0;
