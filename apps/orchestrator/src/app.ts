@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AppEnv } from '@sqlsweep/config';
@@ -22,6 +23,8 @@ export async function createOrchestratorApp(env: AppEnv<'orchestrator'>, provide
   });
   core.startAdvancing();
   for (const runId of await core.runs.runningRuns()) await core.advancer.reconcile(runId);
+  const reconcilerLog = new Logger('reconciler');
+  core.startReconciling(env.SQLSWEEP_RECONCILE_MS, (obj, msg) => reconcilerLog.warn(`${msg} ${JSON.stringify(obj)}`));
   const app = await NestFactory.create<NestExpressApplication>(OrchestratorModule.forCore(env, core), { logger: ['error', 'warn'] });
   app.setGlobalPrefix('api', { exclude: ['metrics'] });
   app.useGlobalFilters(new ErrorsFilter());

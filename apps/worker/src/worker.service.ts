@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import type { AppEnv } from '@sqlsweep/config';
 import type { LlmBatchJobPayload, StageJobPayload } from '@sqlsweep/contracts';
 import { createDb, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
-import { Advancer } from '@sqlsweep/orchestration';
+import { Advancer, Reconciler } from '@sqlsweep/orchestration';
 import { Pool } from 'pg';
 import { DEFAULT_CLAIM_TTL_MS, LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost, type Job, type JobHandlers } from '@sqlsweep/queue';
@@ -34,6 +34,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private queue?: QueueClient;
   private sandbox?: SandboxPool;
   private host?: WorkerHost;
+  private reconciler?: Reconciler;
   private budgetRedis?: ReturnType<typeof createRedisConnection>;
   private cachePool?: Pool;
   private llm?: LlmClient;
@@ -64,10 +65,12 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       logger: (obj) => ('severity' in obj ? this.log.warn(obj, 'llm') : this.log.debug(obj, 'llm call')),
     }));
     this.retrieval = new WorkerRetrieval({ dataDir: env.SQLSWEEP_DATA_DIR, encoderDir: env.SQLSWEEP_ENCODER_DIR, logger: this.log });
+    const runs = new RunRepository(this.db);
+    const advancer = new Advancer(runs, this.queue);
     const runner = new StageRunner({
       retrieval: this.retrieval,
       datasets: new DatasetRepository(this.db), stages: new StageRepository(this.db), queue: this.queue, llm,
-      advancer: new Advancer(new RunRepository(this.db), this.queue),
+      advancer,
       sandbox: this.sandbox, sqlDeadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS,
       log: (obj, msg) => this.log.info(obj, msg),
     });
@@ -91,11 +94,16 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       'llm.batch': (p, job, token) => batches.run(p, job, token),
     };
     this.host.start(handlers);
+    this.reconciler = new Reconciler({ runs, advancer }, {
+      redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX, intervalMs: env.SQLSWEEP_RECONCILE_MS, log: (obj, msg) => this.log.warn(obj, msg),
+    });
+    this.reconciler.start();
     this.log.info({ roles: env.SQLSWEEP_ROLES, queues, prefix: env.SQLSWEEP_QUEUE_PREFIX }, 'worker started');
   }
 
   async onApplicationShutdown(signal?: string): Promise<void> {
     this.log.info({ signal }, 'worker stopping: finishing active jobs');
+    await this.reconciler?.stop();
     await this.host?.close();
     await this.sandbox?.close();
     await this.retrieval?.close();

@@ -17,6 +17,11 @@ export const commonEnvSchema = z.object({
   /** The only folder file knobs (R3's `ragCorpus`) may name files in, relative to it; planner and workers check it. */
   SQLSWEEP_CORPUS_DIR: z.string().min(1).default('data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * How often the reconciler (in the orchestrator and in every worker; one at a time holds its Redis lease) re-checks
+   * the running runs: a run that has not moved since its previous pass is re-planned from Postgres.
+   */
+  SQLSWEEP_RECONCILE_MS: intFromString(100).default(10_000),
   /** Admission budget: the planner refuses a sweep of more variants, counted from the grid before expanding it. */
   SQLSWEEP_MAX_VARIANTS: intFromString(1).default(10_000),
   /** Admission budget: the planner refuses a sweep of more stage jobs (per variant, item and stage, before sharing). */

@@ -177,6 +177,18 @@ export class RunRepository {
     return rows.map((r) => r.run_id);
   }
 
+  /**
+   * Every running run with a cheap mark of its progress (item results and recorded failures, read by index): a mark
+   * that has not changed between two looks means the run has not moved in between.
+   */
+  async runningRunProgress(): Promise<Array<{ runId: string; mark: string }>> {
+    const { rows } = await sql<{ runId: string; mark: string }>`
+      SELECT r.id AS "runId",
+        (SELECT count(*) FROM item_results ir WHERE ir.run_id = r.id) || '/' || (SELECT count(*) FROM stage_failures f WHERE f.run_id = r.id) AS mark
+      FROM runs r WHERE r.status = 'running' ORDER BY r.created_at`.execute(this.db);
+    return rows;
+  }
+
   async runningRuns(): Promise<string[]> {
     const rows = await this.db.selectFrom('runs').select('id').where('status', '=', 'running').execute();
     return rows.map((r) => r.id);

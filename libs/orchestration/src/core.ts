@@ -4,6 +4,7 @@ import { QueueClient, WorkerHost } from '@sqlsweep/queue';
 import type { AdmissionBudget } from './admission';
 import { Advancer } from './advancer';
 import { Planner } from './planner';
+import { Reconciler } from './reconciler';
 
 export interface CoreSettings {
   databaseUrl: string;
@@ -29,6 +30,7 @@ export class OrchestratorCore {
   readonly planner: Planner;
   readonly advancer: Advancer;
   private host?: WorkerHost;
+  private reconciler?: Reconciler;
 
   /** Also what a plan thread (plan-thread.ts) opens its own core with. */
   constructor(readonly settings: CoreSettings) {
@@ -64,7 +66,15 @@ export class OrchestratorCore {
     this.host.start({ 'run.advance': async (p) => this.advancer.onStageSettled(p.stageKey) });
   }
 
+  /** Runs the reconciler in this process: one process at a time (by a Redis lease) re-checks the running runs. */
+  startReconciling(intervalMs?: number, log?: (obj: Record<string, unknown>, msg: string) => void): void {
+    if (this.reconciler) return;
+    this.reconciler = new Reconciler({ runs: this.runs, advancer: this.advancer }, { redisUrl: this.settings.redisUrl, queuePrefix: this.settings.queuePrefix, intervalMs, log });
+    this.reconciler.start();
+  }
+
   async close(): Promise<void> {
+    await this.reconciler?.stop();
     await this.host?.close();
     await this.queue.close();
     await this.db.destroy();

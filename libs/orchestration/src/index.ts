@@ -4,6 +4,7 @@ export * from './run-creation';
 export * from './plan-thread';
 export * from './sweep-config-file';
 export * from './advancer';
+export * from './reconciler';
 export * from './register-dataset';
 export * from './core';
 export * from './compare';
