@@ -15,6 +15,7 @@ jest.setTimeout(400_000);
  */
 describe('orchestrator API over a finished demo sweep', () => {
   const token = 'export-eval-token-0123456789';
+  const auth = { authorization: `Bearer ${token}` }; // reads of items, traces and exports need it
   let e2e: E2eStack;
   let orchestrator: Orchestrator | undefined;
   let url: string;
@@ -24,7 +25,7 @@ describe('orchestrator API over a finished demo sweep', () => {
   // Response bodies are checked field by field against Postgres, so they are read loosely typed.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const getJson = async (path: string): Promise<any> => {
-    const res = await fetch(`${url}${path}`);
+    const res = await fetch(`${url}${path}`, { headers: auth });
     expect({ path, status: res.status }).toEqual({ path, status: 200 });
     return res.json();
   };
@@ -155,7 +156,7 @@ describe('orchestrator API over a finished demo sweep', () => {
     const stored = await storedResults();
     for (const v of variants) {
       const mine = stored.filter((r) => r.variant_id === v.id);
-      const bird = await fetch(`${url}/api/runs/${runId}/export?format=bird&variantId=${v.id}`);
+      const bird = await fetch(`${url}/api/runs/${runId}/export?format=bird&variantId=${v.id}`, { headers: auth });
       expect(bird.headers.get('content-disposition')).toMatch(/attachment/);
       const predFile = e2e.writeFile(`${v.id}.json`, await bird.text());
       const goldFile = e2e.writeFile(`${v.id}_gold.sql`, mine.map((r) => `${r.gold_sql.replace(/\s+/g, ' ')}\t${r.db_id}\n`).join(''));
@@ -165,15 +166,15 @@ describe('orchestrator API over a finished demo sweep', () => {
       const summary = await runEval({ format: 'bird', dbDir, gold: goldFile, pred: predFile, metric: 'ex', questions, timeoutMs: 30_000, vesIterations: 1, workers: 2 });
       expect(summary.items.map((i) => i.exec === 1)).toEqual(mine.map((r) => r.correct));
 
-      const spider = await (await fetch(`${url}/api/runs/${runId}/export?format=spider&variantId=${v.id}`)).text();
+      const spider = await (await fetch(`${url}/api/runs/${runId}/export?format=spider&variantId=${v.id}`, { headers: auth })).text();
       const spiderFile = e2e.writeFile(`${v.id}.sql`, spider);
       expect(readSpiderPredictions(spiderFile)).toEqual(mine.map((r) => (r.predicted_sql ?? 'SELECT').replace(/[\t\r\n]+/g, ' ').trim() || 'SELECT'));
     }
-    const jsonl = (await (await fetch(`${url}/api/runs/${runId}/export?format=jsonl`)).text()).trim().split('\n').map((l) => JSON.parse(l) as { itemId: string; variantId: string; correct: boolean; simulated: boolean });
+    const jsonl = (await (await fetch(`${url}/api/runs/${runId}/export?format=jsonl`, { headers: auth })).text()).trim().split('\n').map((l) => JSON.parse(l) as { itemId: string; variantId: string; correct: boolean; simulated: boolean });
     expect(jsonl).toHaveLength(120);
     for (const r of stored) expect(jsonl.find((j) => j.itemId === r.item_id && j.variantId === r.variant_id)?.correct).toBe(r.correct);
     expect(jsonl.every((j) => j.simulated)).toBe(true);
-    const csv = (await (await fetch(`${url}/api/runs/${runId}/export?format=csv&variantId=${variants[0].id}`)).text()).trimEnd().split('\r\n');
+    const csv = (await (await fetch(`${url}/api/runs/${runId}/export?format=csv&variantId=${variants[0].id}`, { headers: auth })).text()).trimEnd().split('\r\n');
     expect(csv).toHaveLength(61);
   });
 

@@ -6,7 +6,14 @@ import { OrchestratorCore } from '@sqlsweep/orchestration';
 import { defaultDashboardDir, serveDashboard } from './dashboard-static';
 import { ErrorsFilter } from './errors.filter';
 import { OrchestratorModule } from './orchestrator.module';
+import { NulBytePipe } from './nul-byte.pipe';
 import { mountQueueBoard } from './queue-board';
+
+/**
+ * The largest JSON body the API reads (413 above it): room for a sweep config at the planner's own 1 MB limit, which
+ * answers with a message naming the file.
+ */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 export interface OrchestratorAppOptions {
   /** The dashboard build to serve at `/`; default apps/dashboard/dist. */
@@ -18,7 +25,7 @@ export async function createOrchestratorApp(env: AppEnv<'orchestrator'>, provide
   await OrchestratorCore.prepareDatabase(env.DATABASE_URL);
   const core = new OrchestratorCore({
     databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX,
-    modelsFile: env.SQLSWEEP_MODELS_FILE, providerEnv,
+    modelsFile: env.SQLSWEEP_MODELS_FILE, providerEnv, corpusDir: env.SQLSWEEP_CORPUS_DIR,
     admission: { maxVariants: env.SQLSWEEP_MAX_VARIANTS, maxStageJobs: env.SQLSWEEP_MAX_STAGE_JOBS },
   });
   core.startAdvancing();
@@ -27,7 +34,9 @@ export async function createOrchestratorApp(env: AppEnv<'orchestrator'>, provide
   core.startReconciling(env.SQLSWEEP_RECONCILE_MS, (obj, msg) => reconcilerLog.warn(`${msg} ${JSON.stringify(obj)}`));
   const app = await NestFactory.create<NestExpressApplication>(OrchestratorModule.forCore(env, core), { logger: ['error', 'warn'] });
   app.setGlobalPrefix('api', { exclude: ['metrics'] });
+  app.useBodyParser('json', { limit: MAX_BODY_BYTES });
   app.useGlobalFilters(new ErrorsFilter());
+  app.useGlobalPipes(new NulBytePipe());
   mountQueueBoard(app, env, core.queue);
   serveDashboard(app, opts.dashboardDir ?? defaultDashboardDir);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);

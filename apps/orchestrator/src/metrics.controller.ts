@@ -1,11 +1,12 @@
 import { Controller, Get, Inject, Res, UseGuards } from '@nestjs/common';
 import type { Registry } from 'prom-client';
-import { BearerGuard } from './bearer.guard';
+import { BearerGuard, OpenRead } from './bearer.guard';
 import { METRICS_REGISTRY } from './tokens';
 
-/** Prometheus scrape endpoint at /metrics (outside the /api prefix); a read, so open when reads are. */
+/** Prometheus scrape endpoint at /metrics (outside the /api prefix): counts only (no content), so always open. */
 @Controller()
 @UseGuards(BearerGuard)
+@OpenRead()
 export class MetricsController {
   constructor(@Inject(METRICS_REGISTRY) private readonly registry: Registry) {}
 

@@ -75,7 +75,8 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
     await registerDataset(new DatasetRepository(t.db), {
       name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-api-')),
     });
-    ({ app, url } = await start(t, prefix, {}, dashboardDir));
+    // Reads opened, so the checks below read without the token; the default read policy is in api-safety.int-spec.ts.
+    ({ app, url } = await start(t, prefix, { SQLSWEEP_OPEN_READS: '1' }, dashboardDir));
   });
   afterAll(async () => {
     await app?.close();
@@ -131,11 +132,11 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
 
     const closed = await start(t, testQueuePrefix(), { SQLSWEEP_OPEN_READS: 'false' });
     try {
-      for (const path of ['/api/runs', '/api/datasets', '/metrics', '/queues', '/api/compare?runA=x']) {
+      for (const path of ['/api/runs', '/api/datasets', '/queues', '/api/compare?runA=x']) {
         expect({ path, status: (await fetch(`${closed.url}${path}`)).status }).toEqual({ path, status: 401 });
       }
       expect((await fetch(`${closed.url}/api/runs`, { headers: auth })).status).toBe(200);
-      expect((await fetch(`${closed.url}/metrics`, { headers: auth })).status).toBe(200);
+      expect((await fetch(`${closed.url}/metrics`)).status).toBe(200);
       expect((await fetch(`${closed.url}/queues`, { headers: auth })).status).toBe(200);
       expect((await fetch(`${closed.url}/api/openapi.json`)).status).toBe(200);
     } finally {

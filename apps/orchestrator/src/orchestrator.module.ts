@@ -1,4 +1,5 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import type { AppEnv } from '@sqlsweep/config';
 import { ApiMetricsRepository, ApiReadRepository } from '@sqlsweep/db';
 import { OrchestratorCore, PlanThread } from '@sqlsweep/orchestration';
@@ -37,6 +38,8 @@ export class OrchestratorModule implements OnModuleInit, OnApplicationShutdown {
         { provide: PLAN_THREAD, useValue: plans },
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry(metricsRepo, core.queue) },
         BearerGuard,
+        // Every route, including one whose controller forgets @UseGuards, goes through the access rule.
+        { provide: APP_GUARD, useExisting: BearerGuard },
         ...schedulesProviders,
       ],
     };

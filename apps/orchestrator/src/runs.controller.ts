@@ -5,7 +5,7 @@ import {
 } from '@sqlsweep/contracts';
 import type { ApiReadRepository } from '@sqlsweep/db';
 import type { OrchestratorCore, PlanThread } from '@sqlsweep/orchestration';
-import { BearerGuard } from './bearer.guard';
+import { BearerGuard, OpenRead } from './bearer.guard';
 import { cancelRun } from './cancel-run';
 import { costAccuracy } from './comparison';
 import { exportRun } from './exports';
@@ -27,6 +27,7 @@ export class RunsController {
   ) {}
 
   @Get('health')
+  @OpenRead()
   async health() {
     await this.core.runs.listRuns(1);
     return { status: 'ok' as const, queues: await this.core.queue.depths() };

@@ -68,7 +68,8 @@ export const workerEnvSchema = commonEnvSchema.extend({
 export const orchestratorEnvSchema = commonEnvSchema.extend({
   PORT: intFromString(0).default(3000),
   SQLSWEEP_API_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
-  SQLSWEEP_OPEN_READS: flag.default(true),
+  /** Lets every read (GET: traces, items, gold SQL, exports, /queues) through without the token; health and metrics always are. */
+  SQLSWEEP_OPEN_READS: flag.default(false),
   /** Named nightly schedules (cron, timezone, sweep); reconciled into BullMQ job schedulers at start-up. */
   SQLSWEEP_SCHEDULES_FILE: z.string().min(1).default('configs/schedules.yaml'),
   /** Where regression alerts are POSTed (JSON); overrides `alerts.webhookUrl` of the schedules file. */

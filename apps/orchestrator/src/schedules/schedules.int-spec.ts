@@ -25,7 +25,7 @@ describe('the orchestrator schedules provider and endpoints (real Redis and Post
     const file = join(mkdtempSync(join(tmpdir(), 'sqlsweep-schedules-')), 'schedules.yaml');
     writeFileSync(file, 'schedules:\n  nightly-demo:\n    cron: "0 2 * * *"\n    timezone: Europe/Berlin\n    sweep: configs/sweeps/demo.yaml\n');
     const env = {
-      ...parseEnv(appEnvSchemas.orchestrator, { DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0' }),
+      ...parseEnv(appEnvSchemas.orchestrator, { DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0', SQLSWEEP_OPEN_READS: '1' }),
       SQLSWEEP_SCHEDULES_FILE: file,
     };
     core = new OrchestratorCore({ databaseUrl: t.url, redisUrl: env.REDIS_URL, queuePrefix: prefix, modelsFile: 'configs/models.yaml', providerEnv: {} });
