@@ -27,7 +27,7 @@ const TOO_MANY_ROWS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 F
 const ATTACH = "ATTACH DATABASE ':memory:' AS scratch";
 
 describe('sqlsweep datasets add', () => {
-  const stack = new E2eStack({ SQLSWEEP_SQL_DEADLINE_MS: '1000', SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' });
+  const stack = new E2eStack({ SQLSWEEP_SQL_DEADLINE_MS: '4000', SQLSWEEP_SANDBOX_SIZE: '2', SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' });
   let folders: string;
   beforeAll(async () => {
     await stack.start(false);

@@ -20,15 +20,12 @@ const BIRD_LAYOUT: SplitLayout[] = [
   { split: 'train', questions: 'train.json', tables: 'train_tables.json', required: false },
 ];
 
-/** Reads the schema files; BIRD's may be missing (each database's schema is then read from SQLite and flagged). */
-async function readSchemas(root: string, layout: SplitLayout[], format: 'bird' | 'minibench'): Promise<Map<string, TablesJsonEntry>> {
+/** Reads the schema files that exist; a database without an entry has its schema read from SQLite (and flagged). */
+async function readSchemas(root: string, layout: SplitLayout[]): Promise<Map<string, TablesJsonEntry>> {
   const schemas = new Map<string, TablesJsonEntry>();
   for (const { tables } of layout) {
     const file = join(root, tables);
-    if (!existsSync(file)) {
-      if (format === 'minibench') throw new DatasetError(file, `file is missing: a minibench folder needs ${tables}, the schema of every database`);
-      continue;
-    }
+    if (!existsSync(file)) continue;
     for (const entry of parseTablesJson(await readJsonFile(file), file)) schemas.set(entry.dbId, entry);
   }
   return schemas;
@@ -62,7 +59,7 @@ export async function loadBird(root: string, format: 'bird' | 'minibench', sampl
     format === 'bird'
       ? BIRD_LAYOUT
       : BIRD_LAYOUT.map((l) => ({ ...l, tables: 'dev_tables.json', required: true }));
-  const schemas = await readSchemas(root, layout, format);
+  const schemas = await readSchemas(root, layout);
   const items: DatasetItem[] = [];
   const fileOf = new Map<string, string>();
   const seen = new Set<string>();

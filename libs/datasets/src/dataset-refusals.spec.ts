@@ -79,13 +79,10 @@ describe('datasets that must be refused before anything is written', () => {
     expect(err.message).toMatch(/dev_gold\.sql: not valid UTF-8 at byte offset 36 \(bytes 0xc3 0x28/);
   });
 
-  it('refuses a Spider folder without tables.json and a minibench folder without dev_tables.json, saying what is missing', async () => {
+  it('refuses a Spider folder without tables.json, saying what is missing', async () => {
     const dir = birdFolder(root);
-    const spiderErr = await refusal('spider', dir, join(root, 'cache-5'));
-    expect(spiderErr.message).toBe(`${join(dir, 'tables.json')}: file is missing: a Spider folder needs tables.json, the schema of every database`);
-    rmSync(join(dir, 'dev_tables.json'));
-    const minibenchErr = await refusal('minibench', dir, join(root, 'cache-5'));
-    expect(minibenchErr.message).toBe(`${join(dir, 'dev_tables.json')}: file is missing: a minibench folder needs dev_tables.json, the schema of every database`);
+    const err = await refusal('spider', dir, join(root, 'cache-5'));
+    expect(err.message).toBe(`${join(dir, 'tables.json')}: file is missing: a Spider folder needs tables.json, the schema of every database`);
   });
 });
 
