@@ -62,7 +62,7 @@ export function openApiDocument(): JsonSchema {
   return {
     openapi: '3.1.0',
     info: { title: 'sqlsweep orchestrator API', version: '1.0.0', description: 'Runs, results, comparisons and exports of text-to-SQL sweeps. Results produced with the LLM simulator carry `simulated: true`.' },
-    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'SQLSWEEP_API_TOKEN; reads may be open (SQLSWEEP_OPEN_READS)' } } },
+    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'SQLSWEEP_API_TOKEN: needed for every route but /api/health, /metrics and this document, reads included unless SQLSWEEP_OPEN_READS=1' } } },
     paths,
   };
 }
