@@ -24,3 +24,5 @@ export { softF1, SOFT_F1_VERSIONS, type SoftF1Version, type SoftF1Result } from 
 export { spiderSummaryTable, birdSummaryTable, breakdown, type BreakdownRow } from './summary-table';
 export { SCORERS, defaultScorer, findScorer, type Scorer, type ScorerMetric } from './scorers';
 export { executeOnScratchCopy, refusedAsWrite } from './scratch-write';
+export { CONFORMANCE_CASES, BIRD_EMPTY_CASES, type ConformanceCase } from './conformance/cases';
+export { makeConformanceDatabases } from './conformance/make-databases';

@@ -2,12 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SCORERS } from '@sqlsweep/sql-sandbox';
-import { BIRD_EMPTY_CASES, CASES } from '../../../../libs/sql-sandbox/conformance/cases';
-import { makeConformanceDatabases } from '../../../../libs/sql-sandbox/conformance/make-databases';
+import { BIRD_EMPTY_CASES, CONFORMANCE_CASES as CASES, SCORERS, makeConformanceDatabases } from '@sqlsweep/sql-sandbox';
 import { runEval, type EvalSummary } from './eval';
 
-// The conformance fixtures of libs/sql-sandbox/conformance: every scorer's expected verdict on every case.
+// The conformance fixtures of libs/sql-sandbox/src/conformance: every scorer's expected verdict on every case.
 describe('eval conformance fixtures', () => {
   let dir: string;
   let dbDir: string;

@@ -1,9 +1,13 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { basename, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Command, CommanderError } from 'commander';
+import { makeConformanceDatabases } from '@sqlsweep/sql-sandbox';
 import { registerEvalCommand } from './eval';
+
+const BIN = resolve(__dirname, '../../../../bin/sqlsweep');
 
 const SAMPLES = resolve(__dirname, '../../../../../shared/datasets');
 const haveSamples = existsSync(join(SAMPLES, 'spider-sample', 'official-verdicts')) && existsSync(join(SAMPLES, 'bird-sample', 'official-verdicts'));
@@ -154,6 +158,68 @@ describe('sqlsweep eval', () => {
       writeFileSync(gold, 'SELECT 1\tnope\n');
       writeFileSync(pred, 'SELECT 1\n');
       await expect(runCli(['--format', 'spider', '--db-dir', tmp, '--gold', gold, '--pred', pred])).rejects.toThrow(/database of db_id nope not found/);
+    });
+  });
+
+  describe('as a new user runs it', () => {
+    let work: string;
+    beforeAll(() => {
+      work = mkdtempSync(join(tmpdir(), 'sqlsweep-eval-cwd-'));
+      makeConformanceDatabases(join(work, 'dbs'));
+      writeFileSync(join(work, 'gold.sql'), 'SELECT id FROM item WHERE id = 1\tshop\nSELECT name FROM item WHERE id = 2\tshop\n');
+      writeFileSync(join(work, 'pred.sql'), 'SELECT id FROM item WHERE id = 1\nSELECT 1\n');
+      writeFileSync(join(work, 'pred.json'), JSON.stringify({ 0: 'SELECT id FROM item WHERE id = 1\t----- bird -----\tshop', 1: 'SELECT 1\t----- bird -----\tshop' }));
+    });
+    afterAll(() => rmSync(work, { recursive: true, force: true }));
+    const cli = (args: string[]) => spawnSync(process.execPath, [BIN, 'eval', ...args], { cwd: work, encoding: 'utf8', timeout: 60_000 });
+
+    it('runs from another directory with relative paths, and creates --out\'s missing folder', () => {
+      const r = cli(['--format', 'spider', '--db-dir', 'dbs', '--gold', 'gold.sql', '--pred', 'pred.sql', '--workers', '1', '--scorer', 'spider-ex', '--out', 'new/folder/items.jsonl']);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/^execution\s.*0\.500\s*$/m);
+      expect(r.stdout).toContain('scorer: spider-ex@2');
+      const lines = readJsonl<{ scorer: string; level: string | null }>(join(work, 'new/folder/items.jsonl'));
+      expect(lines.map((l) => l.scorer)).toEqual(['spider-ex@2', 'spider-ex@2']);
+      expect(lines.every((l) => typeof l.level === 'string')).toBe(true);
+    }, 60_000);
+
+    it('--workers 0: a usage error, exit 2, one line, no stack trace or help text', () => {
+      const r = cli(['--format', 'spider', '--db-dir', 'dbs', '--gold', 'gold.sql', '--pred', 'pred.sql', '--workers', '0']);
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual(['sqlsweep eval: --workers must be a positive integer, got "0"']);
+    }, 60_000);
+
+    it('--out that cannot be written fails before evaluating, in one line', () => {
+      writeFileSync(join(work, 'a-file'), '');
+      const r = cli(['--format', 'spider', '--db-dir', 'dbs', '--gold', 'gold.sql', '--pred', 'pred.sql', '--out', 'a-file/x.jsonl']);
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain('--out a-file/x.jsonl: cannot write');
+    }, 60_000);
+
+    it('BIRD: a wrong --questions path is an error naming it, never a table of zeros', async () => {
+      const args = ['--format', 'bird', '--db-dir', join(work, 'dbs'), '--gold', join(work, 'gold.sql'), '--pred', join(work, 'pred.json')];
+      await expect(runCli([...args, '--questions', join(work, 'nope.json')])).rejects.toThrow(`--questions ${join(work, 'nope.json')}: no such file`);
+    });
+
+    it('BIRD: without difficulties, a notice, a total-only table, and level null with the reason on every item', async () => {
+      const questions = join(work, 'questions.json');
+      writeFileSync(questions, JSON.stringify([{ question_id: 1 }, { question_id: 2 }]));
+      const out = join(work, 'bird.jsonl');
+      const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      let stdout: string;
+      try {
+        ({ stdout } = await runCli(['--format', 'bird', '--db-dir', join(work, 'dbs'), '--gold', join(work, 'gold.sql'), '--pred', join(work, 'pred.json'), '--questions', questions, '--out', out]));
+        expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toContain(`notice: no difficulty breakdown: ${questions} has no "difficulty" field`);
+      } finally {
+        stderr.mockRestore();
+      }
+      expect(stdout).not.toMatch(/simple|moderate|challenging/);
+      expect(stdout).toMatch(/^accuracy\s+50\.00\s*$/m);
+      const lines = readJsonl<{ level: string | null; level_note?: string }>(out);
+      expect(lines.every((l) => l.level === null && l.level_note?.includes('no "difficulty"'))).toBe(true);
     });
   });
 });

@@ -19,7 +19,7 @@ const ALL_EX = (spider: number, bird: number) => ({
   'spider-ts@2': spider, 'spider-ex@2': spider, 'bird-ex@2': bird, 'bird-ex-unordered@1': bird, 'bird-ex-bag@1': bird,
 });
 
-export const CASES: ConformanceCase[] = [
+export const CONFORMANCE_CASES: ConformanceCase[] = [
   { name: 'gold as prediction', gold: 'SELECT id, name FROM item WHERE id < 5', pred: 'SELECT id, name FROM item WHERE id < 5',
     expect: { ...ALL_EX(1, 1), 'bird-soft-f1@2024-06': 1, 'bird-soft-f1@2025-06': 1 }, official: 'identical results are equal under every comparison' },
   { name: 'ties with ORDER BY ... LIMIT', gold: 'SELECT name FROM item ORDER BY price DESC, id LIMIT 1', pred: 'SELECT name FROM item ORDER BY price DESC, id DESC LIMIT 1',
