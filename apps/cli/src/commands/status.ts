@@ -5,7 +5,7 @@ import { renderLeaderboard, renderProgress, table } from '../render';
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('show a run\'s progress per stage and, when done, its leaderboard; without an id, list recent runs')
+    .description('show a run\'s progress per stage and, when done, its leaderboard (when failed, why); without an id, list recent runs')
     .argument('[runId]')
     .action(async (runId: string | undefined) => {
       const core = await openCore();
@@ -18,8 +18,14 @@ export function registerStatusCommand(program: Command): void {
         const run = await core.runs.getRun(runId);
         if (!run) throw new Error(`no run ${runId}`);
         console.log(`run ${runId}: ${run.status}${run.simulated ? ' [simulated]' : ''}, ${run.item_count} items, ${run.stage_jobs} stage jobs planned, ${run.reused_stages} reused`);
+        if (run.status === 'failed') console.log(`failed: ${run.failure_reason}`);
         console.log(renderProgress(await core.runs.stageProgress(runId)));
-        if (run.status === 'done') console.log(renderLeaderboard(await core.runs.leaderboard(runId)));
+        if (run.status === 'done') {
+          const board = await core.runs.leaderboard(runId);
+          const errored = board.reduce((n, r) => n + r.errors, 0);
+          if (errored > 0) console.log(`${errored} of ${board.reduce((n, r) => n + r.items, 0)} item results errored (their stages failed: see the failed column)`);
+          console.log(renderLeaderboard(board));
+        }
       } finally {
         await core.close();
       }
