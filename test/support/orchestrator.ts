@@ -6,10 +6,13 @@ import type { E2eStack } from './e2e-stack';
 
 export interface Orchestrator { app: INestApplication; url: string }
 
-/** The orchestrator app in this process on a free loopback port, over the stack's database, queues and simulator. */
-export async function startOrchestrator(stack: E2eStack, apiToken: string): Promise<Orchestrator> {
+/**
+ * The orchestrator app in this process on a free loopback port, over the stack's database, queues and simulator;
+ * `env` adds to (or overrides) its environment.
+ */
+export async function startOrchestrator(stack: E2eStack, apiToken: string, env: Record<string, string> = {}): Promise<Orchestrator> {
   const app = await createOrchestratorApp(parseEnv(appEnvSchemas.orchestrator, {
-    DATABASE_URL: stack.databaseUrl, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: stack.prefix, PORT: '0', SQLSWEEP_API_TOKEN: apiToken,
+    DATABASE_URL: stack.databaseUrl, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: stack.prefix, PORT: '0', SQLSWEEP_API_TOKEN: apiToken, ...env,
   }), { SQLSWEEP_LLM_SIM_URL: stack.sim.url });
   try {
     await app.listen(0, '127.0.0.1');

@@ -31,7 +31,7 @@ export async function createOrchestratorApp(env: AppEnv<'orchestrator'>, provide
   core.startAdvancing();
   for (const runId of await core.runs.runningRuns()) await core.advancer.reconcile(runId);
   const reconcilerLog = new Logger('reconciler');
-  core.startReconciling(env.SQLSWEEP_RECONCILE_MS, (obj, msg) => reconcilerLog.warn(`${msg} ${JSON.stringify(obj)}`));
+  core.startReconciling(env.SQLSWEEP_RECONCILE_MS, (obj, msg) => reconcilerLog.log(`${msg} ${JSON.stringify(obj)}`));
   const app = await NestFactory.create<NestExpressApplication>(OrchestratorModule.forCore(env, core), { logger: ['error', 'warn'] });
   app.setGlobalPrefix('api', { exclude: ['metrics'] });
   app.useBodyParser('json', { limit: MAX_BODY_BYTES });

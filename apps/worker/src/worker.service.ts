@@ -95,7 +95,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     };
     this.host.start(handlers);
     this.reconciler = new Reconciler({ runs, advancer }, {
-      redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX, intervalMs: env.SQLSWEEP_RECONCILE_MS, log: (obj, msg) => this.log.warn(obj, msg),
+      redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX, intervalMs: env.SQLSWEEP_RECONCILE_MS, log: (obj, msg) => this.log.info(obj, msg),
     });
     this.reconciler.start();
     this.log.info({ roles: env.SQLSWEEP_ROLES, queues, prefix: env.SQLSWEEP_QUEUE_PREFIX }, 'worker started');

@@ -89,9 +89,8 @@ export class Reconciler {
         pass.enqueued += r.enqueued;
         if (r.finished) pass.finished.push(runId);
         if (r.failureReason) pass.failed.push(runId);
-        if (r.enqueued > 0 || r.finished || r.failureReason) {
-          this.opts.log?.({ runId, enqueued: r.enqueued, finished: r.finished, failureReason: r.failureReason }, 'reconciler: run had not moved since the last pass; re-planned it from Postgres');
-        }
+        this.opts.log?.({ runId, readyStages: r.enqueued, finished: r.finished, failureReason: r.failureReason },
+          'reconciler: the run had not moved since the previous pass; re-checked its ready stages against the queue (re-adding any Redis lost) and closed what had settled');
       } catch (e) {
         this.opts.log?.({ runId, err: (e as Error).message }, 'reconciler: re-planning a run failed; trying again next pass');
       }
