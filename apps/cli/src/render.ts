@@ -27,8 +27,8 @@ export function renderLeaderboard(rows: LeaderboardRow[]): string {
   const simulated = rows.some((r) => r.simulated);
   return [
     `Leaderboard${simulated ? '  [simulated: answers come from the LLM simulator, not a real model]' : ''}`,
-    table(['variant', 'EX %', 'correct', 'items', 'errors', 'tokens in', 'tokens out', 'cost $', 'wall s'], rows.map((r) => [
-      r.label, r.ex.toFixed(1), r.correct, r.items, r.errors, Number(r.input_tokens), Number(r.output_tokens), r.cost_usd.toFixed(4), (r.wall_ms / 1000).toFixed(1),
+    table(['variant', 'EX %', 'scorer', 'correct', 'items', 'errors', 'tokens in', 'tokens out', 'cost $', 'wall s'], rows.map((r) => [
+      r.label, r.ex.toFixed(1), r.scorer ?? '-', r.correct, r.items, r.errors, Number(r.input_tokens), Number(r.output_tokens), r.cost_usd.toFixed(4), (r.wall_ms / 1000).toFixed(1),
     ])),
   ].join('\n');
 }

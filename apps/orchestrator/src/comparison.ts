@@ -54,6 +54,7 @@ export async function compare(repo: ApiReadRepository, q: { runA: string; varian
     return {
       runId: s.runId, variantId: s.variant.id, label: s.variant.label, items: pairs.length, correct,
       ex: (100 * correct) / pairs.length, costUsd: score?.costUsd ?? 0, simulated: score?.simulated ?? false,
+      scorer: score?.scorer ?? null,
     };
   };
   const boot = pairedBootstrap(pairs, { resamples: q.resamples, seed: q.seed, confidence: CONFIDENCE });
@@ -79,7 +80,7 @@ export async function costAccuracy(repo: ApiReadRepository, runId: string): Prom
   const [variants, { scores }] = await Promise.all([repo.variants(runId), repo.variantScores(runId)]);
   const rows = variants.flatMap((v) => {
     const s = scores.find((x) => x.variantId === v.id);
-    return s ? [{ runId, variantId: v.id, label: v.label, ex: (100 * s.correct) / s.items, costUsd: s.costUsd, costPerCorrectUsd: s.correct > 0 ? s.costUsd / s.correct : null, simulated: s.simulated }] : [];
+    return s ? [{ runId, variantId: v.id, label: v.label, ex: (100 * s.correct) / s.items, costUsd: s.costUsd, costPerCorrectUsd: s.correct > 0 ? s.costUsd / s.correct : null, simulated: s.simulated, scorer: s.scorer }] : [];
   });
   const flags = paretoFlags(rows);
   return { points: rows.map((r, i) => ({ ...r, pareto: flags[i] })) };

@@ -33,7 +33,7 @@ export async function leaderboard(repo: ApiReadRepository, runId: string): Promi
     return [{
       variantId: v.id, variantKey: v.variant_key, label: v.label, pipeline: v.pipeline, model: v.model, sampleIndex: v.sample_index,
       params: scalarParams(v.params), items: s.items, correct: s.correct, errors: s.errors, ex: (100 * s.correct) / s.items,
-      ves: means.ves ?? null,
+      scorer: s.scorer, ves: means.ves ?? null,
       metrics: means,
       byDifficulty: byDifficulty.filter((d) => d.variantId === v.id).map((d) => ({ difficulty: d.difficulty, items: d.items, correct: d.correct, ex: (100 * d.correct) / d.items })),
       inputTokens: s.inputTokens, outputTokens: s.outputTokens, costUsd: s.costUsd,

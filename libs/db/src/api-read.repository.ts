@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './connection';
+import type { RunStatus } from './schema';
 
 /** Sortable item-result columns, mapped to SQL; the API validates against the keys, this maps to fixed SQL. */
 const itemSortSql = {
@@ -23,17 +24,21 @@ export interface ItemResultView {
   runId: string; variantId: string; variantLabel: string; itemId: string; dbId: string; question: string;
   difficulty: string | null; correct: boolean; errored: boolean; reason: string; predictedSql: string | null;
   inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number; simulated: boolean; metrics: Record<string, unknown>;
+  /** The named scorer of the verdict (`bird-ex@2`); null when the item's stages failed before it was scored. */
+  scorer: string | null;
 }
 
 export interface RunListRow {
-  id: string; sweepId: string; sweepName: string; datasetVersionId: number; status: 'running' | 'done' | 'cancelled';
+  id: string; sweepId: string; sweepName: string; datasetVersionId: number; status: RunStatus;
   priority: string; itemCount: number; variantCount: number; stageJobs: number; reusedStages: number; simulated: boolean;
-  createdAt: Date; finishedAt: Date | null;
+  createdAt: Date; finishedAt: Date | null; failureReason: string | null;
 }
 
 export interface VariantScoreRow {
   variantId: string; items: number; correct: number; errors: number; inputTokens: number; outputTokens: number;
   costUsd: number; meanLatencyMs: number; simulated: boolean;
+  /** The scorers of the variant's item results, comma-separated (one in practice); null when none names one. */
+  scorer: string | null;
 }
 export interface DifficultyScoreRow { variantId: string; difficulty: string; items: number; correct: number }
 /** Mean of one numeric per-item metric (stage outputs' `metrics`, e.g. schema-linking recall) over a variant's items. */
@@ -56,7 +61,8 @@ export interface ExportRow {
 const runListSelect = sql`
   SELECT r.id, r.sweep_id AS "sweepId", s.name AS "sweepName", r.dataset_version_id AS "datasetVersionId", r.status,
     r.priority, r.item_count AS "itemCount", (SELECT count(*)::int FROM variants v WHERE v.run_id = r.id) AS "variantCount",
-    r.stage_jobs AS "stageJobs", r.reused_stages AS "reusedStages", r.simulated, r.created_at AS "createdAt", r.finished_at AS "finishedAt"
+    r.stage_jobs AS "stageJobs", r.reused_stages AS "reusedStages", r.simulated, r.created_at AS "createdAt", r.finished_at AS "finishedAt",
+    r.failure_reason AS "failureReason"
   FROM runs r JOIN sweeps s ON s.id = r.sweep_id`;
 
 /** Read models for the HTTP API (and the cancel write). Every value reaches Postgres as a bound parameter. */
@@ -133,7 +139,7 @@ export class ApiReadRepository {
         SELECT variant_id AS "variantId", count(*)::int AS items, count(*) FILTER (WHERE correct)::int AS correct,
           count(*) FILTER (WHERE errored)::int AS errors, sum(input_tokens)::float8 AS "inputTokens",
           sum(output_tokens)::float8 AS "outputTokens", sum(cost_usd) AS "costUsd", avg(latency_ms) AS "meanLatencyMs",
-          bool_or(simulated) AS simulated
+          bool_or(simulated) AS simulated, string_agg(DISTINCT scorer, ',' ORDER BY scorer) AS scorer
         FROM item_results WHERE run_id = ${runId} GROUP BY variant_id`.execute(this.db),
       sql<DifficultyScoreRow>`
         SELECT variant_id AS "variantId", coalesce(difficulty, 'unknown') AS difficulty, count(*)::int AS items,
@@ -168,7 +174,7 @@ export class ApiReadRepository {
         SELECT ir.run_id AS "runId", ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId",
           di.db_id AS "dbId", di.question, ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql",
           ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd",
-          ir.latency_ms AS "latencyMs", ir.simulated, ir.metrics
+          ir.latency_ms AS "latencyMs", ir.simulated, ir.metrics, ir.scorer
         ${from} WHERE ${where}
         ORDER BY ${sortColumn} ${order} NULLS LAST, di.position, v.position
         LIMIT ${f.limit} OFFSET ${f.offset}`.execute(this.db),

@@ -148,7 +148,7 @@ export class RunRepository {
         GROUP BY f.run_id, f.variant_id, f.item_id
       )
       INSERT INTO item_results (run_id, variant_id, item_id, final_stage_key, correct, errored, reason, predicted_sql,
-                                difficulty, input_tokens, output_tokens, cost_usd, latency_ms, simulated, metrics)
+                                difficulty, input_tokens, output_tokens, cost_usd, latency_ms, simulated, metrics, scorer)
       SELECT i.run_id, i.variant_id, i.item_id, i.final_key,
         coalesce((fr.output->>'correct')::boolean, false),
         fr.stage_key IS NULL OR coalesce((fr.output->>'errored')::boolean, false),
@@ -159,7 +159,8 @@ export class RunRepository {
         (SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
            FROM run_stages s2 JOIN stage_results r2 ON r2.stage_key = s2.stage_key,
                 jsonb_each(CASE WHEN jsonb_typeof(r2.output->'metrics') = 'object' THEN r2.output->'metrics' ELSE '{}'::jsonb END) e
-          WHERE s2.run_id = i.run_id AND s2.variant_id = i.variant_id AND s2.item_id = i.item_id)
+          WHERE s2.run_id = i.run_id AND s2.variant_id = i.variant_id AND s2.item_id = i.item_id),
+        fr.output->>'scorer'
       FROM item_stages i
       JOIN runs ON runs.id = i.run_id
       JOIN dataset_items di ON di.version_id = runs.dataset_version_id AND di.item_id = i.item_id
@@ -213,13 +214,14 @@ export class RunRepository {
       const results = await tx.selectFrom('item_results').select(sql<number>`count(*)`.as('n')).where('run_id', '=', runId).executeTakeFirstOrThrow();
       if (Number(results.n) < Number(variants.n) * run.item_count) return false;
       await sql`
-        INSERT INTO run_summaries (run_id, variant_id, items, correct, errors, ex, input_tokens, output_tokens, cost_usd, wall_ms, simulated, metrics)
+        INSERT INTO run_summaries (run_id, variant_id, items, correct, errors, ex, input_tokens, output_tokens, cost_usd, wall_ms, simulated, metrics, scorer)
         SELECT ir.run_id, ir.variant_id, count(*), count(*) FILTER (WHERE ir.correct), count(*) FILTER (WHERE ir.errored),
           100.0 * count(*) FILTER (WHERE ir.correct) / count(*), sum(ir.input_tokens), sum(ir.output_tokens), sum(ir.cost_usd),
           1000 * extract(epoch FROM max(ir.created_at) - ${run.created_at}::timestamptz), bool_or(ir.simulated),
           (SELECT coalesce(jsonb_object_agg(m.key, m.mean), '{}'::jsonb) FROM (
              SELECT e.key, avg((e.value)::text::float8) AS mean FROM item_results ir2, jsonb_each(ir2.metrics) e
-             WHERE ir2.run_id = ir.run_id AND ir2.variant_id = ir.variant_id AND jsonb_typeof(e.value) = 'number' GROUP BY e.key) m)
+             WHERE ir2.run_id = ir.run_id AND ir2.variant_id = ir.variant_id AND jsonb_typeof(e.value) = 'number' GROUP BY e.key) m),
+          string_agg(DISTINCT ir.scorer, ',' ORDER BY ir.scorer)
         FROM item_results ir WHERE ir.run_id = ${runId} GROUP BY ir.run_id, ir.variant_id
         ON CONFLICT DO NOTHING`.execute(tx);
       await tx.updateTable('runs').set({ status: 'done', finished_at: new Date() }).where('id', '=', runId).execute();

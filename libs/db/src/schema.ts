@@ -50,12 +50,16 @@ export interface ItemResultsTable {
   reason: string; predicted_sql: string | null; difficulty: string | null; input_tokens: number; output_tokens: number;
   cost_usd: number; latency_ms: number; simulated: boolean; created_at: Timestamp;
   metrics: ColumnType<Record<string, number>, string | undefined, string>;
+  /** The named scorer of the verdict (`bird-ex@2`); null for an item whose stages failed, or rows from before scorers. */
+  scorer: ColumnType<string | null, string | null | undefined, string | null>;
 }
 export interface RunSummariesTable {
   run_id: string; variant_id: string; items: number; correct: number; errors: number; ex: number;
   input_tokens: ColumnType<string, number, number>; output_tokens: ColumnType<string, number, number>;
   cost_usd: number; wall_ms: number; simulated: boolean;
   metrics: ColumnType<Record<string, number>, string | undefined, string>;
+  /** The scorers of the variant's item results, comma-separated (one in practice); null when none names one. */
+  scorer: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface Database {

@@ -100,11 +100,20 @@ export function isEmptyStatement(sql: string): boolean {
   return lexSql(sql).every((t) => t.kind === 'space' || t.kind === 'comment' || (t.kind === 'other' && t.text === ';'));
 }
 
-interface PredictionRun {
+export interface PredictionRun {
   result: ExecutionResult;
   /** How the result was obtained when not by the sandbox as usual; appended to the verdict's reason. */
   note?: string;
   divergent?: string;
+}
+
+export interface PredictionRequest {
+  semantics: EvalSemantics;
+  pool: SandboxPool;
+  dbPath: string;
+  /** The prediction as given; the official rewrites (Spider's first statement ...) are applied here. */
+  predSql: string;
+  deadlineMs?: number;
 }
 
 /**
@@ -113,14 +122,14 @@ interface PredictionRun {
  * runs on a throw-away in-memory copy (the official scripts run it on the database file); a refusal the official
  * script would not make (ATTACH, PRAGMA, over-long text ...) is kept and reported as divergent.
  */
-async function runPrediction(opts: EvaluateExecutionOptions, item: EvalItem): Promise<PredictionRun> {
-  const sql = officialSql(opts.semantics, 'pred', item.predSql);
-  if (opts.semantics === 'bird' && isEmptyStatement(sql)) {
+export async function runPrediction(req: PredictionRequest): Promise<PredictionRun> {
+  const sql = officialSql(req.semantics, 'pred', req.predSql);
+  if (req.semantics === 'bird' && isEmptyStatement(sql)) {
     return { result: { status: 'ok', columns: [], rows: [], truncated: false, elapsedMs: 0 }, note: 'empty prediction: no statement, an empty result as in Python' };
   }
-  const { timingsMs: _unused, ...result } = await opts.pool.execute({ dbPath: item.dbPath, sql, deadlineMs: opts.deadlineMs });
+  const { timingsMs: _unused, ...result } = await req.pool.execute({ dbPath: req.dbPath, sql, deadlineMs: req.deadlineMs });
   if (refusedAsWrite(result)) {
-    const scratch = await executeOnScratchCopy(item.dbPath, sql, { deadlineMs: opts.deadlineMs ?? 30_000 });
+    const scratch = await executeOnScratchCopy(req.dbPath, sql, { deadlineMs: req.deadlineMs ?? 30_000 });
     if (scratch) return { result: scratch, note: 'write statement run on a throw-away in-memory copy' };
     return { result, divergent: 'write statement not run: the database is too large to copy into memory; the official script would run it' };
   }
@@ -130,17 +139,25 @@ async function runPrediction(opts: EvaluateExecutionOptions, item: EvalItem): Pr
   return { result };
 }
 
+/** The verdict on a prediction already run, against the gold result, with the prediction's note and divergence. */
+export function judgePrediction(
+  semantics: EvalSemantics, goldSql: string, gold: ExecutionResult, pred: PredictionRun, birdRows?: BirdRowSemantics,
+): { correct: boolean; reason: string; divergent?: string } {
+  const verdict = compareExecution(semantics, gold, pred.result, { goldSql: officialSql(semantics, 'gold', goldSql), birdRows });
+  const reason = pred.note ? `${verdict.reason} (${pred.note})` : verdict.reason;
+  return { correct: verdict.correct, reason, ...(pred.divergent ? { divergent: pred.divergent } : {}) };
+}
+
 /** Runs every gold (once per version and item when cached) and prediction in the pool and gives each a verdict. */
 export async function evaluateExecution(opts: EvaluateExecutionOptions): Promise<ItemVerdict[]> {
   return Promise.all(
     opts.items.map(async (item) => {
-      const [gold, pred] = await Promise.all([evaluateGold({ ...opts, item }), runPrediction(opts, item)]);
-      const verdict = compareExecution(opts.semantics, gold.result, pred.result, {
-        goldSql: officialSql(opts.semantics, 'gold', item.goldSql),
-        birdRows: opts.birdRows,
-      });
-      const reason = pred.note ? `${verdict.reason} (${pred.note})` : verdict.reason;
-      return { correct: verdict.correct, reason, gold: gold.result, pred: pred.result, goldCached: gold.cached, ...(pred.divergent ? { divergent: pred.divergent } : {}) };
+      const [gold, pred] = await Promise.all([
+        evaluateGold({ ...opts, item }),
+        runPrediction({ semantics: opts.semantics, pool: opts.pool, dbPath: item.dbPath, predSql: item.predSql, deadlineMs: opts.deadlineMs }),
+      ]);
+      const verdict = judgePrediction(opts.semantics, item.goldSql, gold.result, pred, opts.birdRows);
+      return { ...verdict, gold: gold.result, pred: pred.result, goldCached: gold.cached };
     }),
   );
 }

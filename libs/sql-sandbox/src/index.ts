@@ -18,11 +18,11 @@ export { compareExecution, type ComparisonVerdict, type EvalSemantics, type Bird
 export { GoldCache, type GoldCacheEntry, type GoldResultStore } from './gold-cache';
 export { machineInfo, machineLabel, type MachineInfo } from './machine';
 export { readGoldFile, readSpiderPredictions, readBirdPredictions, birdKeysOutOfPlace, type GoldLine } from './eval-files';
-export { evaluateExecution, evaluateGold, isEmptyStatement, timeGold, officialSql, type EvaluateGoldOptions, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';
+export { evaluateExecution, evaluateGold, isEmptyStatement, timeGold, officialSql, runPrediction, judgePrediction, type PredictionRun, type PredictionRequest, type EvaluateGoldOptions, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';
 export { vesReward, vesScore } from './ves';
 export { softF1, SOFT_F1_VERSIONS, type SoftF1Version, type SoftF1Result } from './soft-f1';
 export { spiderSummaryTable, birdSummaryTable, breakdown, type BreakdownRow } from './summary-table';
-export { SCORERS, defaultScorer, findScorer, type Scorer, type ScorerMetric } from './scorers';
+export { SCORERS, defaultScorer, findScorer, sweepScorer, type Scorer, type ScorerMetric } from './scorers';
 export { executeOnScratchCopy, refusedAsWrite } from './scratch-write';
 export { CONFORMANCE_CASES, BIRD_EMPTY_CASES, type ConformanceCase } from './conformance/cases';
 export { makeConformanceDatabases } from './conformance/make-databases';

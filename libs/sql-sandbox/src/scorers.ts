@@ -65,3 +65,12 @@ export function findScorer(spec: string): Scorer {
   if (!found) throw new Error(`unknown scorer "${spec}" (known: ${SCORERS.map((s) => s.id).join(', ')})`);
   return found;
 }
+
+/**
+ * The scorer a sweep's evaluate stage stores EX under. Spider sweeps use `spider-ex`, not the test-suite one: a
+ * dataset version registers one checksummed replica per database and no test-suite variants, and over that single
+ * file the two give the same verdicts. BIRD and minibench use DAMO's set comparison.
+ */
+export function sweepScorer(format: EvalSemantics): Scorer {
+  return findScorer(format === 'spider' ? 'spider-ex@2' : 'bird-ex@2');
+}

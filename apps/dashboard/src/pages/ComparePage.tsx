@@ -66,7 +66,7 @@ function Comparison({ c }: { c: ComparisonDto }) {
   return (
     <div data-testid="comparison">
       <table className="grid sides">
-        <thead><tr><th /><th>variant</th><th>run</th><th className="num">items</th><th className="num">correct</th><th className="num">EX %</th><th className="num">cost</th></tr></thead>
+        <thead><tr><th /><th>variant</th><th>run</th><th className="num">items</th><th className="num">correct</th><th className="num">EX %</th><th>scorer</th><th className="num">cost</th></tr></thead>
         <tbody>
           {([['A', c.a], ['B', c.b]] as const).map(([name, s]) => (
             <tr key={name} data-testid={`side-${name}`}>
@@ -76,6 +76,7 @@ function Comparison({ c }: { c: ComparisonDto }) {
               <td className="num">{s.items}</td>
               <td className="num" data-col="correct">{s.correct}</td>
               <td className="num" data-col="ex">{pct(s.ex)}</td>
+              <td className="muted" data-col="scorer">{s.scorer ?? '–'}</td>
               <td className="num">{usd(s.costUsd)}</td>
             </tr>
           ))}

@@ -28,7 +28,7 @@ export function ItemPage({ runId, itemId }: { runId: string; itemId: string }) {
                 <>
                   <pre className="sql" data-testid="predicted-sql">{v.result.predictedSql ?? '(no SQL produced)'}</pre>
                   <p className="facts">
-                    <span data-testid="reason">{v.result.reason}</span> · {int(v.result.inputTokens)} tokens in, {int(v.result.outputTokens)} out
+                    <span data-testid="reason">{v.result.reason}</span> · <span data-testid="scorer">{v.result.scorer ?? 'no scorer'}</span> · {int(v.result.inputTokens)} tokens in, {int(v.result.outputTokens)} out
                     · {usd(v.result.costUsd)} · {ms(v.result.latencyMs)}
                   </p>
                 </>

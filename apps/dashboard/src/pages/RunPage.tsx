@@ -46,7 +46,7 @@ function Leaderboard({ runId, rows }: { runId: string; rows: LeaderboardRowDto[]
       <table className="grid" data-testid="leaderboard">
         <thead>
           <tr>
-            <th>compare</th><th>variant</th><th>model</th><th>pipeline</th><th className="num">items</th><th className="num">EX %</th>
+            <th>compare</th><th>variant</th><th>model</th><th>pipeline</th><th className="num">items</th><th className="num">EX %</th><th>scorer</th>
             {hasVes && <th className="num">VES</th>}
             {difficulties.map((d) => <th key={d} className="num">EX {d}</th>)}
             <th className="num">errors</th><th className="num">tokens in</th><th className="num">tokens out</th><th className="num">cost</th>
@@ -62,6 +62,7 @@ function Leaderboard({ runId, rows }: { runId: string; rows: LeaderboardRowDto[]
               <td>{r.pipeline}</td>
               <td className="num" data-col="items">{r.items}</td>
               <td className="num strong" data-col="ex">{pct(r.ex)}</td>
+              <td className="muted" data-col="scorer" title="the named scorer and version that gave the verdicts">{r.scorer ?? '–'}</td>
               {hasVes && <td className="num" data-col="ves">{pct(r.ves)}</td>}
               {difficulties.map((d) => {
                 const s = r.byDifficulty.find((x) => x.difficulty === d);

@@ -17,6 +17,8 @@ export const compareQuerySchema = z.object({
 const sideSchema = z.object({
   runId: z.string().uuid(), variantId: z.string().uuid(), label: z.string(), items: z.number().int(), correct: z.number().int(),
   ex: z.number(), costUsd: z.number(), simulated: z.boolean(),
+  /** The named scorer(s) of this side's verdicts (`bird-ex@2`); null when none names one. */
+  scorer: z.string().nullable(),
 });
 
 export const comparisonSchema = z.object({
@@ -38,6 +40,8 @@ export type ComparisonDto = z.infer<typeof comparisonSchema>;
 export const costAccuracyPointSchema = z.object({
   runId: z.string().uuid(), variantId: z.string().uuid(), label: z.string(), ex: z.number(), costUsd: z.number(),
   costPerCorrectUsd: z.number().nullable(),
+  /** The named scorer(s) of `ex` (`bird-ex@2`); null when none names one. */
+  scorer: z.string().nullable(),
   /** Not beaten by another point that is at least as accurate and at most as costly (and strictly better in one). */
   pareto: z.boolean(),
   simulated: z.boolean(),

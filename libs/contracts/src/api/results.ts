@@ -40,6 +40,8 @@ export const itemResultSchema = z.object({
   simulated: z.boolean(),
   /** Stage metrics of this item (copied from its stage outputs' `metrics`). */
   metrics: z.record(z.string(), z.unknown()),
+  /** The named scorer of the verdict, `name@version` (`bird-ex@2`); null when the item's stages failed before scoring. */
+  scorer: z.string().nullable(),
 }).meta({ id: 'ItemResult' });
 export type ItemResultDto = z.infer<typeof itemResultSchema>;
 export const itemResultsPageSchema = pageSchema(itemResultSchema).meta({ id: 'ItemResultsPage' });

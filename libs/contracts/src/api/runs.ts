@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { scalarSchema } from './common';
 
-export const runStatusSchema = z.enum(['running', 'done', 'cancelled']);
+/** 'running' ends in one of the others: 'done' (every item has a result, errored ones included), 'failed' (the run cannot proceed: `failureReason`), 'cancelled'. */
+export const runStatusSchema = z.enum(['running', 'done', 'failed', 'cancelled']);
 
 export const runSummarySchema = z.object({
   id: z.string().uuid(),
@@ -17,6 +18,8 @@ export const runSummarySchema = z.object({
   simulated: z.boolean(),
   createdAt: z.string(),
   finishedAt: z.string().nullable(),
+  /** Why a failed run could not proceed; null for any other status. */
+  failureReason: z.string().nullable(),
 }).meta({ id: 'RunSummary' });
 export type RunSummaryDto = z.infer<typeof runSummarySchema>;
 
@@ -47,6 +50,8 @@ export const leaderboardRowSchema = z.object({
   correct: z.number().int(),
   errors: z.number().int(),
   ex: z.number(),
+  /** The named scorer(s) of `ex`, `name@version` (`bird-ex@2`), comma-separated if items differ; null when none names one. */
+  scorer: z.string().nullable(),
   ves: z.number().nullable(),
   /** Per-item stage metrics (schema-linking precision/recall, retrieval recall, ...) averaged over the variant's items. */
   metrics: z.record(z.string(), z.number()),

@@ -1,5 +1,5 @@
 import { goldFlagOf } from '@sqlsweep/datasets';
-import { compareExecution, officialSql, vesReward, type ExecutionResult, type SandboxPool } from '@sqlsweep/sql-sandbox';
+import { judgePrediction, officialSql, runPrediction, sweepScorer, vesReward, type ExecutionResult, type SandboxPool } from '@sqlsweep/sql-sandbox';
 import type { StageNode } from '../pipeline';
 import type { ComputeStage } from '../stage-context';
 
@@ -13,6 +13,10 @@ export interface EvaluateOutput {
   reason: string;
   predictedSql: string | null;
   predicted: { status: ExecutionResult['status']; rows?: number; message?: string };
+  /** The named scorer that gave the verdict (`bird-ex@2` ...): item results and run summaries carry it beside EX. */
+  scorer: string;
+  /** Set when the verdict may differ from the official script's, with why (a statement the sandbox refuses). */
+  divergent?: string;
   /** `ves`: 100 x BIRD's reward for this item (0 when incorrect), so the mean over items is the VES. */
   metrics: { ves: number };
   /** Mean gold and predicted times of the VES measurement (correct items), on the worker's machine. */
@@ -45,10 +49,14 @@ export const goldStage: ComputeStage = {
   },
 };
 
-/** Executes the prediction and judges it against the gold with the dataset's official semantics. */
+/**
+ * Executes the prediction and judges it with the named scorer for the dataset's format (`sweepScorer`): the same
+ * verdicts as `sqlsweep eval --scorer <that id>`, writes included (run on a throw-away in-memory copy).
+ */
 export const evaluateStage: ComputeStage = {
   kind: 'compute',
   run: async (ctx) => {
+    const scorer = sweepScorer(ctx.semantics).id;
     const gold = ctx.inputs.gold as ExecutionResult;
     const generated = ctx.inputs.prediction as GeneratedSql;
     const goldInvalid = goldFlagOf(gold);
@@ -57,30 +65,34 @@ export const evaluateStage: ComputeStage = {
       // is an errored item, never a wrong answer: nothing can be scored against it.
       const output: EvaluateOutput = {
         correct: false, errored: true, reason: `gold invalid (${goldInvalid.flag}): ${goldInvalid.message}`, predictedSql: generated.sql,
-        predicted: { status: 'error', message: 'not executed: the gold result cannot be compared' }, metrics: { ves: 0 },
+        predicted: { status: 'error', message: 'not executed: the gold result cannot be compared' }, scorer, metrics: { ves: 0 },
       };
       return { output };
     }
     if (generated.sql === null) {
       const output: EvaluateOutput = {
         correct: false, errored: false, reason: `no prediction: ${generated.parseError ?? 'unparseable answer'}`,
-        predictedSql: null, predicted: { status: 'error', message: generated.parseError }, metrics: { ves: 0 },
+        predictedSql: null, predicted: { status: 'error', message: generated.parseError }, scorer, metrics: { ves: 0 },
       };
       return { output };
     }
     const predSql = officialSql(ctx.semantics, 'pred', generated.sql);
-    const { timingsMs: _t, ...pred } = await ctx.services.sandbox.execute({ dbPath: ctx.dbPath, sql: predSql, deadlineMs: ctx.services.sqlDeadlineMs });
-    const verdict = compareExecution(ctx.semantics, gold, pred, { goldSql: ctx.item.goldSql });
-    const timed = verdict.correct
+    const run = await runPrediction({ semantics: ctx.semantics, pool: ctx.services.sandbox, dbPath: ctx.dbPath, predSql: generated.sql, deadlineMs: ctx.services.sqlDeadlineMs });
+    const verdict = judgePrediction(ctx.semantics, ctx.item.goldSql, gold, run, sweepScorer(ctx.semantics).birdRows);
+    const pred = run.result;
+    // VES times only what ran on the replica itself: a write ran on a copy, an empty statement did not run at all.
+    const timed = verdict.correct && !run.note
       ? await timeBoth(ctx.services.sandbox, ctx.dbPath, officialSql(ctx.semantics, 'gold', ctx.item.goldSql), predSql, ctx.services.sqlDeadlineMs)
       : undefined;
     const output: EvaluateOutput = {
       correct: verdict.correct,
       errored: false,
-      reason: verdict.reason,
+      reason: verdict.divergent ? `${verdict.reason} [divergent: ${verdict.divergent}]` : verdict.reason,
       predictedSql: generated.sql,
       predicted: pred.status === 'ok' ? { status: 'ok', rows: pred.rows.length }
         : pred.status === 'error' ? { status: 'error', message: pred.message } : { status: 'timeout' },
+      scorer,
+      ...(verdict.divergent ? { divergent: verdict.divergent } : {}),
       metrics: { ves: timed ? 100 * vesReward(true, timed.gold, timed.pred).reward : 0 },
       ...(timed ? { timing: { goldMs: mean(timed.gold), predMs: mean(timed.pred), repeats: VES_REPEATS } } : {}),
     };
@@ -90,5 +102,5 @@ export const evaluateStage: ComputeStage = {
 
 /** The last node of every pipeline: judge the stage whose output is the final `GeneratedSql`. */
 export function evaluateNode(prediction: string): StageNode {
-  return { stage: 'evaluate', role: 'sql', version: 3, reads: [], inputs: { gold: 'gold', prediction }, final: true };
+  return { stage: 'evaluate', role: 'sql', version: 4, reads: [], inputs: { gold: 'gold', prediction }, final: true };
 }

@@ -45,3 +45,51 @@ describe('the evaluate stage with a gold result that cannot be compared', () => 
     expect(output).toMatchObject({ correct: false, errored: true, reason: expect.stringMatching(reason), metrics: { ves: 0 } });
   });
 });
+
+describe('the evaluate stage scores through the named scorer of the dataset format', () => {
+  let dir: string;
+  let pool: SandboxPool;
+  const goldSql = "SELECT name FROM item WHERE name = 'none'";
+  const context = (semantics: 'bird' | 'spider', inputs: Record<string, unknown>) => ({
+    item: { itemId: 'dev-1', dbId: 'shop', question: 'q', evidence: null, goldSql }, dbPath: join(dir, 'shop.sqlite'), semantics, inputs,
+    services: { sandbox: pool, sqlDeadlineMs: 2_000 },
+  }) as unknown as StageContext;
+  const score = async (semantics: 'bird' | 'spider', sql: string) => {
+    const gold = (await goldStage.run(context(semantics, {}))).output as ExecutionResult;
+    return (await evaluateStage.run(context(semantics, { gold, prediction: { sql } }))).output as EvaluateOutput;
+  };
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-evaluate-scorer-'));
+    const db = new Database(join(dir, 'shop.sqlite'));
+    db.exec("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'pen'), (2, 'ink');");
+    db.close();
+    pool = new SandboxPool({ size: 1, deadlineMs: 2_000, maxRows: 10, standby: false });
+  });
+  afterAll(async () => {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records bird-ex@2 and scores an empty prediction against an empty gold result as BIRD does (correct)', async () => {
+    expect(await score('bird', ' ')).toMatchObject({ correct: true, errored: false, scorer: 'bird-ex@2', reason: expect.stringContaining('empty prediction') });
+  });
+
+  it('runs a write on a throw-away copy: DELETE ... WHERE 1=0 matches an empty gold, and the replica keeps its rows', async () => {
+    const output = await score('bird', 'DELETE FROM item WHERE id > 0');
+    expect(output).toMatchObject({ correct: true, scorer: 'bird-ex@2', reason: expect.stringContaining('throw-away in-memory copy') });
+    const db = new Database(join(dir, 'shop.sqlite'), { readonly: true });
+    expect(db.prepare('SELECT count(*) AS n FROM item').get()).toEqual({ n: 2 });
+    db.close();
+  });
+
+  it('records spider-ex@2 for Spider and keeps only the first statement as the official script does', async () => {
+    expect(await score('spider', "SELECT name FROM item WHERE name = 'none'; this is prose")).toMatchObject({ correct: true, scorer: 'spider-ex@2' });
+  });
+
+  it('flags a refusal the official script would not make as divergent, in the output and its reason', async () => {
+    const output = await score('bird', "ATTACH DATABASE ':memory:' AS scratch");
+    expect(output).toMatchObject({ correct: false, scorer: 'bird-ex@2', divergent: expect.stringContaining('refused by the sandbox') });
+    expect(output.reason).toContain('[divergent: ');
+  });
+});
