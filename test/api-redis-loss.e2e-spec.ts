@@ -49,5 +49,7 @@ describe('a run started through the API after Redis loses its jobs', () => {
     }, 120_000);
     expect(status).toBe('done');
     expect(await itemResultCounts(e2e.db, runId)).toEqual({ n: 40, distinct_items: 40, errored: 0 });
+    const detail = (await (await fetch(`${orchestrator!.url}/api/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { run: unknown };
+    expect(detail.run).toMatchObject({ id: runId, status: 'done', failureReason: null });
   });
 });

@@ -64,6 +64,7 @@ export class RunsController {
   async resume(@Param('runId') runId: string) {
     const run = await this.requireRun(runId);
     if (run.status === 'cancelled') throw new ApiRequestError('path.runId', `run ${run.id} was cancelled; start a new run instead`);
+    if (run.status === 'failed') throw new ApiRequestError('path.runId', `run ${run.id} failed (${run.failureReason}); start a new run instead`);
     return { runId: run.id, ...(await this.core.advancer.reconcile(run.id)) };
   }
 

@@ -23,6 +23,7 @@ export function RunPage({ runId }: { runId: string }) {
             · <a href={href(['runs', runId, 'sweep'])}>parameter sweep</a>
             · <a href={href(['trends'], { sweep: d.run.sweepName })}>trends of “{d.run.sweepName}”</a>
           </p>
+          {d.run.failureReason && <p className="error" data-testid="failure-reason">failed: {d.run.failureReason}</p>}
           {d.run.status === 'running' && <RunProgress detail={d} />}
           <h2>Leaderboard</h2>
           <Leaderboard runId={runId} rows={d.leaderboard} />

@@ -25,7 +25,7 @@ export function RunsPage() {
                 <tr key={r.id} data-testid="run-row" data-run-id={r.id}>
                   <td><a href={href(['runs', r.id])}>{shortId(r.id)}</a> <Simulated on={r.simulated} /></td>
                   <td><a href={href(['trends'], { sweep: r.sweepName })} title="runs of this sweep over time">{r.sweepName}</a></td>
-                  <td><span className={`status ${r.status}`}>{r.status}</span></td>
+                  <td><span className={`status ${r.status}`} title={r.failureReason ?? undefined}>{r.status}</span></td>
                   <td>{when(r.createdAt)}</td>
                   <td className="num">{r.itemCount}</td>
                   <td className="num">{r.variantCount}</td>
