@@ -42,6 +42,21 @@ describe('parseSweepConfig', () => {
   ])('%s: names file, path and reason', (_name, text, pattern) => {
     expect(errorOf(text).message).toMatch(pattern);
   });
+
+  it('refuses a config over 1 MiB before parsing it', () => {
+    const text = `${valid}description: "${'é'.repeat(600_000)}"\n`;
+    expect(errorOf(text).message).toBe(`${src}: ${Buffer.byteLength(text).toLocaleString('en-US')} bytes is more than a sweep config may have (1 MiB, 1,048,576 bytes)`);
+    // 26 MB of keys: refused at once instead of parsed for minutes.
+    const started = Date.now();
+    expect(errorOf(Array.from({ length: 1_500_000 }, (_, i) => `k${i}: ${i}`).join('\n')).reason).toMatch(/bytes is more than a sweep config may have/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('turns an alias bomb and absurd nesting into invalid-YAML errors naming the file', () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefghij'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefghij'[i]}`).join(', ')}]`)].join('\n');
+    expect(errorOf(bomb).message).toBe(`${src}: invalid YAML: Excessive alias count indicates a resource exhaustion attack`);
+    expect(errorOf('['.repeat(100_000)).message).toMatch(/^configs\/sweeps\/x\.yaml: .*invalid YAML: /);
+  });
 });
 
 describe('expandVariants', () => {
