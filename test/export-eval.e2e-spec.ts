@@ -48,7 +48,7 @@ describe('orchestrator API over a finished demo sweep', () => {
   async function storedResults() {
     return e2e.db.selectFrom('item_results as r').innerJoin('runs', 'runs.id', 'r.run_id')
       .innerJoin('dataset_items as i', (j) => j.onRef('i.version_id', '=', 'runs.dataset_version_id').onRef('i.item_id', '=', 'r.item_id'))
-      .select(['r.variant_id', 'r.item_id', 'r.correct', 'r.predicted_sql', 'r.cost_usd', 'r.difficulty', 'i.position', 'i.db_id', 'i.gold_sql'])
+      .select(['r.variant_id', 'r.item_id', 'r.correct', 'r.predicted_sql', 'r.cost_usd', 'r.difficulty', 'r.scorer', 'i.position', 'i.db_id', 'i.gold_sql'])
       .where('r.run_id', '=', runId).orderBy('i.position').execute();
   }
 
@@ -64,6 +64,9 @@ describe('orchestrator API over a finished demo sweep', () => {
     for (const row of detail.leaderboard) {
       const s = summaries.find((x) => x.variant_id === row.variantId)!;
       expect(row.ex).toBeCloseTo(s.ex, 9);
+      // Every EX names the scorer that gave it: minibench is scored as BIRD, by DAMO's set comparison.
+      expect(s.scorer).toBe('bird-ex@2');
+      expect(row.scorer).toBe(s.scorer);
       expect(row.correct).toBe(s.correct);
       expect(row.costUsd).toBeCloseTo(s.cost_usd, 9);
       expect(row.simulated).toBe(true);
@@ -79,6 +82,7 @@ describe('orchestrator API over a finished demo sweep', () => {
     const points = (await getJson(`/api/runs/${runId}/cost-accuracy`)).points;
     expect(points.map((p: { variantId: string }) => p.variantId).sort()).toEqual(variants.map((v) => v.id).sort());
     expect(points.some((p: { pareto: boolean }) => p.pareto)).toBe(true);
+    expect(points.map((p: { scorer: string }) => p.scorer)).toEqual(['bird-ex@2', 'bird-ex@2']);
     const sweep = await getJson('/api/runs/' + runId + '/param-sweep?knob=model');
     expect(sweep.values).toEqual(['sim-strong', 'sim-weak']);
     expect(sweep.series).toHaveLength(1);
@@ -94,6 +98,8 @@ describe('orchestrator API over a finished demo sweep', () => {
     expect(page.items.every((i: { correct: boolean; simulated: boolean }) => !i.correct && i.simulated)).toBe(true);
     const byCost = await getJson(`/api/runs/${runId}/items?sort=cost_usd&order=desc&limit=1000`);
     expect(byCost.total).toBe(120);
+    expect(stored.map((r) => r.scorer)).toEqual(stored.map(() => 'bird-ex@2'));
+    expect(byCost.items.map((i: { scorer: string }) => i.scorer)).toEqual(stored.map(() => 'bird-ex@2'));
     const costs = byCost.items.map((i: { costUsd: number }) => i.costUsd);
     expect(costs).toEqual([...costs].sort((a, b) => b - a));
     const db = stored[0].db_id;
@@ -146,6 +152,7 @@ describe('orchestrator API over a finished demo sweep', () => {
     expect(cmp.flipped.regressed.sort()).toEqual(pairs.filter((p) => p.a && !p.b).map((p) => p.itemId).sort());
     expect(cmp.byDifficulty.reduce((n: number, d: { items: number }) => n + d.items, 0)).toBe(60);
     expect(cmp.simulated).toBe(true);
+    expect([cmp.a.scorer, cmp.b.scorer]).toEqual(['bird-ex@2', 'bird-ex@2']);
     // Two runs: naming only one variant pairs it with the same variant key in the other run.
     const sameRun = await getJson(`/api/compare?runA=${runId}&variantA=${a.id}&runB=${runId}`);
     expect(sameRun.b.variantId).toBe(a.id);
@@ -165,6 +172,7 @@ describe('orchestrator API over a finished demo sweep', () => {
       const dbDir = join(repoRoot, 'data/minibench/dist/dev_databases');
       const summary = await runEval({ format: 'bird', dbDir, gold: goldFile, pred: predFile, metric: 'ex', questions, timeoutMs: 30_000, vesIterations: 1, workers: 2 });
       expect(summary.items.map((i) => i.exec === 1)).toEqual(mine.map((r) => r.correct));
+      expect(summary.scorer.id).toBe(mine[0].scorer); // the stored verdicts and eval's come from the same named scorer
 
       const spider = await (await fetch(`${url}/api/runs/${runId}/export?format=spider&variantId=${v.id}`, { headers: auth })).text();
       const spiderFile = e2e.writeFile(`${v.id}.sql`, spider);

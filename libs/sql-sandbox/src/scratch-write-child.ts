@@ -23,37 +23,44 @@ function run(req: ScratchRequest): ExecutionResult {
   const image = source.serialize();
   source.close();
   const db = new Database(image);
-  db.pragma('trusted_schema = 0');
-  let stmt: Database.Statement;
   try {
-    stmt = prepareWithDqsFallback(db, req.sql);
-  } catch (err) {
-    return { status: 'error', errorKind: 'syntax', message: (err as Error).message, elapsedMs: elapsedMs() };
-  }
-  try {
-    if (!stmt.reader) {
-      stmt.run();
-      return { status: 'ok', columns: [], rows: [], truncated: false, elapsedMs: elapsedMs() };
+    db.pragma('trusted_schema = 0');
+    let stmt: Database.Statement;
+    try {
+      stmt = prepareWithDqsFallback(db, req.sql);
+    } catch (err) {
+      return { status: 'error', errorKind: 'syntax', message: (err as Error).message, elapsedMs: elapsedMs() };
     }
-    stmt.raw(true).safeIntegers(true);
-    const rows: SqlValue[][] = [];
-    for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
-      if (rows.length >= req.maxRows) return { status: 'ok', columns: stmt.columns().map((c) => c.name), rows, truncated: true, elapsedMs: elapsedMs() };
-      rows.push(raw.map(encodeSqlValue));
+    try {
+      if (!stmt.reader) {
+        stmt.run();
+        return { status: 'ok', columns: [], rows: [], truncated: false, elapsedMs: elapsedMs() };
+      }
+      stmt.raw(true).safeIntegers(true);
+      const rows: SqlValue[][] = [];
+      for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
+        if (rows.length >= req.maxRows) return { status: 'ok', columns: stmt.columns().map((c) => c.name), rows, truncated: true, elapsedMs: elapsedMs() };
+        rows.push(raw.map(encodeSqlValue));
+      }
+      return { status: 'ok', columns: stmt.columns().map((c) => c.name), rows, truncated: false, elapsedMs: elapsedMs() };
+    } catch (err) {
+      return { status: 'error', errorKind: 'runtime', message: (err as Error).message, elapsedMs: elapsedMs() };
     }
-    return { status: 'ok', columns: stmt.columns().map((c) => c.name), rows, truncated: false, elapsedMs: elapsedMs() };
-  } catch (err) {
-    return { status: 'error', errorKind: 'runtime', message: (err as Error).message, elapsedMs: elapsedMs() };
+  } finally {
+    db.close(); // the child serves many writes: each copy is freed at once
   }
 }
 
-process.once('message', (req: ScratchRequest) => {
+// One child serves every write of its parent, one at a time: forking (and compiling) a child per write cost
+// seconds each. The parent SIGKILLs it at a deadline and forks a fresh one; it exits when the parent goes away.
+process.on('message', (req: ScratchRequest) => {
   let result: ExecutionResult;
   try {
     result = run(req);
   } catch (err) {
     result = { status: 'error', errorKind: 'runtime', message: (err as Error).message, elapsedMs: 0 };
   }
-  process.send?.(result, () => process.exit(0));
+  process.send?.(result);
 });
+process.on('disconnect', () => process.exit(0));
 process.send?.({ type: 'ready' });

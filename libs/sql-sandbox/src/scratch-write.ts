@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionResult } from './execution-result';
@@ -27,6 +27,98 @@ export function childExecArgv(heapMb: number): { entry: (base: string) => string
   };
 }
 
+interface ScratchRequest { dbPath: string; sql: string; maxRows: number; maxSqlLength: number }
+
+/**
+ * The child that runs writes on throw-away copies, forked on first use and reused (forking and compiling one per
+ * write cost seconds each on a busy machine); requests go one at a time. It does not keep the process alive while
+ * idle, is SIGKILLed at a deadline (the next write forks a fresh one) and exits when its parent goes away.
+ */
+class ScratchChild {
+  private child: ChildProcess | undefined;
+  private ready: Promise<ChildProcess> | undefined;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run(req: ScratchRequest, deadlineMs: number): Promise<ExecutionResult> {
+    const next = this.tail.then(() => this.runNow(req, deadlineMs));
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  private start(): Promise<ChildProcess> {
+    const { entry, execArgv } = childExecArgv(512);
+    const child = fork(entry(join(__dirname, 'scratch-write-child')), [], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+    this.child = child;
+    const state = { stderr: '' };
+    child.stderr?.setEncoding('utf8').on('data', (c: string) => (state.stderr = (state.stderr + c).slice(-2000)));
+    (child.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.(); // only the child and its channel hold the process
+    child.on('error', () => undefined);
+    child.once('exit', () => this.forget(child));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.forget(child);
+        child.kill('SIGKILL');
+        reject(new Error('scratch process did not start within 60 s'));
+      }, 60_000);
+      child.once('message', () => {
+        clearTimeout(timer);
+        resolve(child);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        const said = state.stderr.trim().split('\n').pop() ?? '';
+        reject(new Error(`scratch process died (${signal ?? `exit code ${code}`})${said ? `: ${said}` : ''}`));
+      });
+    });
+  }
+
+  /** The next write forks a fresh child (this one died or is being killed). */
+  private forget(child: ChildProcess): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    this.ready = undefined;
+  }
+
+  private async runNow(req: ScratchRequest, deadlineMs: number): Promise<ExecutionResult> {
+    let child: ChildProcess;
+    try {
+      this.ready ??= this.start();
+      child = await this.ready;
+    } catch (err) {
+      this.ready = undefined;
+      return { status: 'error', errorKind: 'runtime', message: (err as Error).message, elapsedMs: 0 };
+    }
+    child.ref();
+    child.channel?.ref();
+    // The deadline is the query's: it starts once the child is up, not while it loads (seconds on a busy machine).
+    const start = process.hrtime.bigint();
+    const elapsedMs = (): number => Number(process.hrtime.bigint() - start) / 1e6;
+    return new Promise<ExecutionResult>((resolve) => {
+      const done = (r: ExecutionResult): void => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        child.unref();
+        child.channel?.unref();
+        resolve(r);
+      };
+      const onMessage = (msg: ExecutionResult): void => done(msg);
+      const onExit = (code: number | null, signal: string | null): void =>
+        done({ status: 'error', errorKind: 'runtime', message: `scratch process died (${signal ?? `exit code ${code}`})`, elapsedMs: elapsedMs() });
+      const timer = setTimeout(() => {
+        this.forget(child);
+        child.kill('SIGKILL');
+        done({ status: 'timeout', elapsedMs: elapsedMs() });
+      }, deadlineMs);
+      child.on('message', onMessage);
+      child.on('exit', onExit);
+      child.send(req);
+    });
+  }
+}
+
+const scratchChild = new ScratchChild();
+
 /**
  * Runs one write statement the way the official scripts do (on a writable database: Python's `fetchall()` after a
  * DELETE is `[]`), but on a throw-away in-memory copy in a child process that is SIGKILLed at the deadline. Returns
@@ -34,39 +126,5 @@ export function childExecArgv(heapMb: number): { entry: (base: string) => string
  */
 export function executeOnScratchCopy(dbPath: string, sql: string, opts: ScratchOptions): Promise<ExecutionResult | undefined> {
   if (statSync(dbPath).size > (opts.maxDbBytes ?? 512 * 1024 * 1024)) return Promise.resolve(undefined);
-  const { entry, execArgv } = childExecArgv(512);
-  let start = process.hrtime.bigint();
-  const elapsedMs = (): number => Number(process.hrtime.bigint() - start) / 1e6;
-  return new Promise((resolve) => {
-    const child = fork(entry(join(__dirname, 'scratch-write-child')), [], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
-    let stderr = '';
-    let settled = false;
-    const settle = (r: ExecutionResult): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(r);
-    };
-    // The deadline is the query's: it starts when the child is up, not while it loads (seconds on a busy machine).
-    let timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      settle({ status: 'error', errorKind: 'runtime', message: 'scratch process did not start within 60 s', elapsedMs: elapsedMs() });
-    }, 60_000);
-    child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr = (stderr + c).slice(-2000)));
-    child.on('message', (msg: ExecutionResult | { type: 'ready' }) => {
-      if (!('type' in msg)) return settle(msg);
-      clearTimeout(timer);
-      start = process.hrtime.bigint();
-      timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        settle({ status: 'timeout', elapsedMs: elapsedMs() });
-      }, opts.deadlineMs);
-      child.send({ dbPath, sql, maxRows: opts.maxRows ?? 100_000, maxSqlLength: 100_000 });
-    });
-    child.on('error', () => undefined);
-    child.on('exit', (code, signal) => {
-      const said = stderr.trim().split('\n').pop() ?? '';
-      settle({ status: 'error', errorKind: 'runtime', message: `scratch process died (${signal ?? `exit code ${code}`})${said ? `: ${said}` : ''}`, elapsedMs: elapsedMs() });
-    });
-  });
+  return scratchChild.run({ dbPath, sql, maxRows: opts.maxRows ?? 100_000, maxSqlLength: 100_000 }, opts.deadlineMs);
 }

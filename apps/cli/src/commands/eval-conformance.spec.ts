@@ -2,18 +2,25 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { BIRD_EMPTY_CASES, CONFORMANCE_CASES as CASES, SCORERS, makeConformanceDatabases } from '@sqlsweep/sql-sandbox';
+import { BIRD_EMPTY_CASES, CONFORMANCE_CASES as CASES, SCORERS, SandboxPool, makeConformanceDatabases } from '@sqlsweep/sql-sandbox';
 import { runEval, type EvalSummary } from './eval';
 
 // The conformance fixtures of libs/sql-sandbox/src/conformance: every scorer's expected verdict on every case.
+// Every scorer runs in one sandbox pool (its standby child replaces the ones killed by the timeout cases at once).
 describe('eval conformance fixtures', () => {
+  const timeoutMs = 1500;
   let dir: string;
   let dbDir: string;
+  let pool: SandboxPool;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'sqlsweep-conformance-'));
     dbDir = makeConformanceDatabases(join(dir, 'db'));
+    pool = new SandboxPool({ size: 2, deadlineMs: timeoutMs });
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(async () => {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   const birdPredFile = (file: string, preds: Array<string | null>, order = preds.map((_, i) => i)) => {
     const entries = order.map((i) => `"${i}": ${JSON.stringify(preds[i] === null ? null : `${preds[i]}\t----- bird -----\tshop`)}`);
@@ -28,8 +35,8 @@ describe('eval conformance fixtures', () => {
     if (scorer.format === 'spider') writeFileSync(pred, cases.map((c) => c.pred ?? '').join('\n') + '\n');
     else birdPredFile(pred, cases.map((c) => c.pred));
     return runEval({
-      format: scorer.format, dbDir, gold, pred, metric: scorer.metric, scorer: scorerId, workers: 2, timeoutMs: 1500, vesIterations: 1,
-    });
+      format: scorer.format, dbDir, gold, pred, metric: scorer.metric, scorer: scorerId, workers: 2, timeoutMs, vesIterations: 1,
+    }, pool);
   }
 
   const scorerIds = [...new Set(CASES.flatMap((c) => Object.keys(c.expect)))];
@@ -69,7 +76,7 @@ describe('eval conformance fixtures', () => {
     writeFileSync(gold, 'SELECT 1\tshop\nSELECT 2\tshop\nSELECT 3\tshop\n');
     const pred = join(dir, 'order-pred.json');
     birdPredFile(pred, ['SELECT 1', 'SELECT 2', 'SELECT 3'], [1, 0, 2]);
-    const summary = await runEval({ format: 'bird', dbDir, gold, pred, metric: 'ex', workers: 1, timeoutMs: 5000, vesIterations: 1 });
+    const summary = await runEval({ format: 'bird', dbDir, gold, pred, metric: 'ex', workers: 1, timeoutMs: 5000, vesIterations: 1 }, pool);
     expect(summary.items.map((it) => it.exec)).toEqual([1, 1, 1]);
     expect(summary.items.map((it) => it.divergent !== undefined)).toEqual([true, true, false]);
     expect(summary.warnings.join('\n')).toContain('2 key(s) not in gold order');

@@ -144,8 +144,11 @@ export function resolveScorer(opts: Pick<EvalCommandOptions, 'format' | 'metric'
   return scorer;
 }
 
-/** Scores a prediction file against a gold file the way the official script for the format does. */
-export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
+/**
+ * Scores a prediction file against a gold file the way the official script for the format does. `sharedPool`: a
+ * sandbox pool to run in instead of starting one of `opts.workers` (left open), for callers scoring many files.
+ */
+export async function runEval(opts: EvalCommandOptions, sharedPool?: SandboxPool): Promise<EvalSummary> {
   const scorer = resolveScorer(opts);
   const metric: EvalCommandOptions['metric'] = opts.metric === 'ves' ? 'ves' : scorer.metric;
   const gold = readGoldFile(opts.gold);
@@ -171,7 +174,7 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
       warnings.push(`${opts.pred}: ${outOfPlace.size} key(s) not in gold order; paired by key here, by position in the official script (marked divergent)`);
     }
   }
-  const pool = new SandboxPool({ size: opts.workers, deadlineMs: opts.timeoutMs });
+  const pool = sharedPool ?? new SandboxPool({ size: opts.workers, deadlineMs: opts.timeoutMs });
   try {
     const verdicts = await judgeAll(opts, scorer, pool, gold, preds, dbPaths);
     const items = await Promise.all(
@@ -205,7 +208,7 @@ export async function runEval(opts: EvalCommandOptions): Promise<EvalSummary> {
       orderDependentCount: items.filter((it) => it.order_dependent).length,
     };
   } finally {
-    await pool.close();
+    if (!sharedPool) await pool.close();
   }
 }
 
