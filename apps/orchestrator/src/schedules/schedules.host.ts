@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { AppEnv } from '@sqlsweep/config';
 import { ScheduleService, type OrchestratorCore, type PlanThread } from '@sqlsweep/orchestration';
 import { ORCHESTRATOR_CORE, ORCHESTRATOR_ENV, PLAN_THREAD } from '../tokens';
@@ -29,7 +29,8 @@ export class SchedulesHost implements OnApplicationBootstrap, BeforeApplicationS
   constructor(
     @Inject(ORCHESTRATOR_CORE) private readonly core: OrchestratorCore,
     @Inject(ORCHESTRATOR_ENV) private readonly env: AppEnv<'orchestrator'> & ScheduleEnv,
-    @Inject(PLAN_THREAD) private readonly plans: PlanThread,
+    /** Where fired schedules are planned; without it (a module without the API), in this process. */
+    @Optional() @Inject(PLAN_THREAD) private readonly plans?: PlanThread,
   ) {}
 
   /** The running service, or undefined when this orchestrator has no schedules file. */
@@ -47,7 +48,7 @@ export class SchedulesHost implements OnApplicationBootstrap, BeforeApplicationS
       redisUrl: this.env.REDIS_URL, queuePrefix: this.env.SQLSWEEP_QUEUE_PREFIX, schedulesFile: file,
       webhookUrl: this.env.SQLSWEEP_ALERT_WEBHOOK_URL,
       log: (line) => this.logger.log(JSON.stringify(line)),
-      createRun: this.plans.createRun,
+      createRun: this.plans?.createRun,
     });
     await this.service.start();
   }
