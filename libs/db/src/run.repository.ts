@@ -163,7 +163,7 @@ export class RunRepository {
         fr.output->>'scorer'
       FROM item_stages i
       JOIN runs ON runs.id = i.run_id
-      JOIN dataset_items di ON di.version_id = runs.dataset_version_id AND di.item_id = i.item_id
+      LEFT JOIN dataset_items di ON di.version_id = runs.dataset_version_id AND di.item_id = i.item_id -- gone: still closed
       LEFT JOIN stage_results fr ON fr.stage_key = i.final_key
       WHERE fr.stage_key IS NOT NULL OR i.failure IS NOT NULL
       ON CONFLICT DO NOTHING

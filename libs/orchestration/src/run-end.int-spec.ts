@@ -80,6 +80,20 @@ describe('every run ends', () => {
     expect(failed.map((f) => f.stage)).toEqual(['eval', 'eval', 'gen', 'gen', 'train']);
   });
 
+  it('closes as errored an item whose dataset row is gone (its stage fails with "no item"), and the run as done', async () => {
+    let gen = '';
+    const runId = await plan('item-gone', (v) => {
+      const g = stage(v, 'gone', 'gen', {});
+      gen = g.stageKey;
+      return [g, stage(v, 'gone', 'eval', { gen: g.stageKey }, true)];
+    }, 1);
+    await stages.recordFailure(gen, 'gen', `dataset version ${versionId} has no item gone`);
+    await advancer.onStageSettled(gen);
+    expect(await runRow(runId)).toEqual({ status: 'done', failure_reason: null });
+    expect(await t.db.selectFrom('item_results').select(['item_id', 'errored', 'difficulty']).where('run_id', '=', runId).execute())
+      .toEqual([{ item_id: 'gone', errored: true, difficulty: null }]);
+  });
+
   it('marks a run that cannot proceed failed, saying why, and leaves a run with work to do running', async () => {
     const stuck = await plan('stuck', (v) => {
       const gen = stage(v, 'd1', 'gen', { schema: key('planned-nowhere') });
