@@ -1,4 +1,5 @@
-import { runIdOf } from './support/cli-output';
+import { findRunId, runIdOf } from './support/cli-output';
+import { waitFor } from './support/e2e';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { PrivatePostgresServer } from './support/private-postgres-server';
 import { itemResultCounts, runRow, waitForStageResults } from './support/stored-results';
@@ -39,5 +40,22 @@ describe('sqlsweep run following a run through a Postgres restart', () => {
     expect((await runRow(e2e.db, runId)).status).toBe('done');
     expect(await itemResultCounts(e2e.db, runId)).toEqual({ n: 20, distinct_items: 20, errored: 0 });
     expect(result.stdout.trimEnd().split('\n').pop()).toContain(`sqlsweep run --resume ${runId}`);
+  });
+
+  it('gives up on a Postgres that stays away after --outage-seconds, saying so and how to resume', async () => {
+    const config = e2e.writeFile('gone.yaml', 'name: gone\ndataset: minibench\nsplit: dev\nitems: { limit: 2 }\nmodels: [sim-strong]\npipelines:\n  - pipeline: zero-shot\n');
+    const cli = e2e.startSweep(config, ['--outage-seconds', '2', '--fresh-llm']); // no workers: the run waits
+    const runId = await waitFor('the run to be created', async () => findRunId(cli.stdout));
+    postgres.stop();
+    try {
+      const result = await cli.finished;
+      expect(result.stdout).toMatch(/postgres unreachable \([^)]+\): retrying for up to 2 s/);
+      expect(result.stderr).toMatch(/^sqlsweep: postgres unreachable for 2 s \([^)]+\): gave up waiting for it$/m);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.stderr.trimEnd().split('\n').pop()).toContain(`sqlsweep run --resume ${runId}`);
+      expect(result.code).toBe(1);
+    } finally {
+      await postgres.startAgain();
+    }
   });
 });

@@ -78,8 +78,8 @@ export async function runSweep(file: string | undefined, opts: RunOptions, out: 
     out(`${enqueued} stage jobs ready to run`);
     const wanted = opts.workers ?? ((await core.queue.workerCount('stage-sql')) > 0 ? 0 : 2);
     if (wanted > 0) {
-      out(`starting ${wanted} local worker process(es)`);
       workers.push(...spawnWorkers(wanted, process.env, { tiedToParent: true }));
+      out(`started ${wanted} local worker process(es) (pid ${workers.map((w) => w.child.pid).join(', ')}); they stop when this command ends`);
     }
     // Workers this command started that all die (a crash at start-up, say) would leave the run waiting forever.
     const allDied = workers.length === 0 ? new Promise<never>(() => undefined) : Promise.all(workers.map((w) => new Promise((r) => w.child.once('exit', r))))
