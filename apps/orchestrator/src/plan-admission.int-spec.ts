@@ -71,6 +71,16 @@ describe('POST /api/runs admission and planning off the event loop', () => {
     expect(await t.db.selectFrom('runs').select('id').execute()).toEqual([]);
   });
 
+  it('refuses a config over 1 MiB (inside the body limit) as an invalid config naming the source and its size', async () => {
+    const config = `${hugeGrid}description: "${'x'.repeat(1024 * 1024)}"\n`;
+    const res = await postRun({ source: 'big.yaml', config, dryRun: true });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: 'invalid_config', source: 'big.yaml', path: '',
+      reason: `${Buffer.byteLength(config).toLocaleString('en-US')} bytes is more than a sweep config may have (1 MiB, 1,048,576 bytes)`,
+    });
+  });
+
   it('refuses an alias bomb as an invalid config naming the source', async () => {
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefghij'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefghij'[i]}`).join(', ')}]`)].join('\n');
     const res = await postRun({ source: 'bomb.yaml', config: bomb });
