@@ -9,14 +9,17 @@ const unavailableSqlStates = new Set(['57P01', '57P02', '57P03']);
 /** pg and ioredis say these without a code when a connection dies under a query. */
 const droppedConnection = /^(Connection terminated|Connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect)/;
 
-/** Whether `e` says the server could not be reached or went away, so the same request may succeed later. */
+/**
+ * Whether `e` says the server could not be reached or went away, so the same request may succeed later. Duck-typed:
+ * errors made by Node's own sockets need not be `instanceof` this realm's Error (under Jest they are not).
+ */
 export function isUnreachableError(e: unknown): boolean {
-  if (!(e instanceof Error)) return false;
-  const code = (e as { code?: unknown }).code;
+  if (typeof e !== 'object' || e === null) return false;
+  const { code, message, errors } = e as { code?: unknown; message?: unknown; errors?: unknown };
   if (typeof code === 'string' && (unreachableCodes.has(code) || unavailableSqlStates.has(code) || code.startsWith('08'))) return true;
-  if (droppedConnection.test(e.message)) return true;
+  if (typeof message === 'string' && droppedConnection.test(message)) return true;
   // Node reports a refused connection to a name with several addresses as an AggregateError of the attempts.
-  return e instanceof AggregateError && e.errors.length > 0 && e.errors.every(isUnreachableError);
+  return Array.isArray(errors) && errors.length > 0 && errors.every(isUnreachableError);
 }
 
 /** A short reason for the outage line: the error's code, else its message. */
