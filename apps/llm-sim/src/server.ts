@@ -45,6 +45,9 @@ export interface ModelStats {
 }
 
 const SIM_HEADERS = { 'x-sqlsweep-simulated': 'true', 'openai-processing-ms': '0' };
+/** What OpenAI appends to rate-limit 429s of accounts without a payment method (see `billingSentenceOn429`). */
+const BILLING_SENTENCE =
+  ' Visit https://platform.openai.com/account/rate-limits to learn more. You can increase your rate limit by adding a payment method to your account at https://platform.openai.com/account/billing.';
 
 let encoder: Tiktoken | undefined;
 function tokenizer(): Tiktoken {
@@ -234,7 +237,7 @@ export class LlmSimulator {
       throw new HttpError(
         429,
         dialect === 'anthropic' ? 'rate_limit_error' : 'requests',
-        `Rate limit reached for ${conv.model}: limits ${cfg.rpm} RPM, ${cfg.tpm} input TPM, ${cfg.outputTpm} output TPM. Please try again in ${verdict.retryAfterMs}ms.`,
+        `Rate limit reached for ${conv.model}: limits ${cfg.rpm} RPM, ${cfg.tpm} input TPM, ${cfg.outputTpm} output TPM. Please try again in ${verdict.retryAfterMs}ms.${cfg.billingSentenceOn429 ? BILLING_SENTENCE : ''}`,
         { ...verdict.headers, 'retry-after': String(Math.ceil(verdict.retryAfterMs / 1000)), 'retry-after-ms': String(verdict.retryAfterMs) },
         'rate_limit_exceeded',
       );

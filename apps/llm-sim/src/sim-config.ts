@@ -23,6 +23,11 @@ const simModelSchema = z
     /** Every request fails as a provider does when the account has no credit left. */
     quotaExhausted: z.boolean().default(false),
     /**
+     * Rate-limit 429s (code `rate_limit_exceeded`) end with OpenAI's free-tier sentence about adding a payment method
+     * at /account/billing, as OpenAI's do for accounts without one: a client must still read them as rate limits.
+     */
+    billingSentenceOn429: z.boolean().default(false),
+    /**
      * Stage protocols (as detected from the prompt: `sql`, `explanation`, `method:dr-chain.simplify`, ...) answered
      * with a 400, as a provider answers a prompt over the context length or caught by a content filter.
      */
