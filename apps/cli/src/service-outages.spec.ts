@@ -1,10 +1,20 @@
+import { createServer } from 'node:net';
 import { Client } from 'pg';
-import { findFreePort } from '../../../infra/services/server-state';
 import { isUnreachableError, retryWhileUnreachable, ServiceOutages, ServiceUnreachableError } from './service-outages';
+
+/** A loopback port nothing listens on (the system picked it free a moment ago). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** What pg really throws when nothing listens on the port. */
 async function refusedConnection(): Promise<Error> {
-  const port = await findFreePort(40_000 + Math.floor(Math.random() * 10_000));
+  const port = await freePort();
   const client = new Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
   return client.connect().then(() => { throw new Error('connected to a free port'); }, (e: Error) => e);
 }
