@@ -86,6 +86,7 @@ describe('orchestrator API over a finished demo sweep', () => {
     const sweep = await getJson('/api/runs/' + runId + '/param-sweep?knob=model');
     expect(sweep.values).toEqual(['sim-strong', 'sim-weak']);
     expect(sweep.series).toHaveLength(1);
+    expect(sweep.scorer).toBe('bird-ex@2');
   });
 
   it('filters, sorts and pages item results exactly as a query of Postgres does', async () => {

@@ -96,7 +96,8 @@ export class RunsController {
       const known = [...new Set(variants.flatMap((v) => Object.keys(v.knobs)))].sort();
       throw new ApiRequestError('query.knob', `no variant of this run has "${q.knob}"; knobs: ${known.join(', ')}`);
     }
-    return { knob: q.knob, ...paramSweep(variants, q.knob), simulated: variants.some((v) => v.simulated) };
+    const scorers = [...new Set(board.flatMap((r) => r.scorer?.split(',') ?? []))].sort();
+    return { knob: q.knob, ...paramSweep(variants, q.knob), simulated: variants.some((v) => v.simulated), scorer: scorers.join(',') || null };
   }
 
   @Get('runs/:runId/export')

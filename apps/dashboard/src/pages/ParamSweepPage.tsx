@@ -48,7 +48,7 @@ function SweepPlot({ d }: { d: ParamSweepDto }) {
   const seriesName = (fixed: Record<string, unknown>) => Object.entries(fixed).map(([k, v]) => `${k}=${String(v)}`).join(', ') || 'all';
   return (
     <div className="chart-box" data-testid="param-sweep">
-      <LinePlot xLabel={d.knob} yLabel="EX %" xFmt={label} xTicks={d.values.map(xOf)}
+      <LinePlot xLabel={d.knob} yLabel={`EX % (${d.scorer ?? 'no scorer recorded'})`} xFmt={label} xTicks={d.values.map(xOf)}
         series={d.series.map((s) => ({ name: seriesName(s.fixed), points: s.points.map((p) => ({ x: xOf(p.value), y: p.ex, title: `${p.label}: ${pct(p.ex)} (${p.items} items)` })) }))} />
       <Simulated on={d.simulated} />
       <table className="grid">

@@ -100,12 +100,13 @@ function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
         </ul>
       )}
       <table className="grid">
-        <thead><tr><th>run</th><th>started</th><th>variant</th><th className="num">EX %</th><th className="num">vs previous</th><th>interval</th></tr></thead>
+        <thead><tr><th>run</th><th>started</th><th>variant</th><th className="num">EX %</th><th>scorer</th><th className="num">vs previous</th><th>interval</th></tr></thead>
         <tbody>
           {points.map((p) => (
             <tr key={`${p.run.id}/${p.row.variantId}`} className={isRegression(p) ? 'regression' : ''} data-testid="trend-row" data-run-id={p.run.id} data-variant-id={p.row.variantId}>
               <td><a href={href(['runs', p.run.id])}>{shortId(p.run.id)}</a></td><td>{when(p.run.createdAt)}</td><td>{p.row.label}</td>
               <td className="num" data-col="ex">{pct(p.row.ex)}</td>
+              <td className="muted" data-col="scorer">{p.row.scorer ?? '–'}</td>
               <td className="num" data-col="delta">{p.vsPrevious ? signedPp(p.vsPrevious.delta) : '–'}</td>
               <td>{p.vsPrevious ? `[${p.vsPrevious.interval.low.toFixed(2)}, ${p.vsPrevious.interval.high.toFixed(2)}]` : '–'}</td>
             </tr>

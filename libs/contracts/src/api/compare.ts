@@ -61,5 +61,7 @@ export const paramSweepSchema = z.object({
     points: z.array(z.object({ value: scalarSchema, variantId: z.string().uuid(), label: z.string(), ex: z.number(), items: z.number().int(), simulated: z.boolean() })),
   })),
   simulated: z.boolean(),
+  /** The named scorer(s) of every EX shown (`bird-ex@2`), comma-separated; null when none names one. */
+  scorer: z.string().nullable(),
 }).meta({ id: 'ParamSweep' });
 export type ParamSweepDto = z.infer<typeof paramSweepSchema>;
