@@ -108,6 +108,14 @@ describeIf('OpenAI SDK against llm-sim', () => {
     expect(headers.get('x-ratelimit-limit-requests')).toBe('1');
   });
 
+  it('reads a rate_limit_exceeded 429 as a rate limit even when its text mentions billing (free-tier sentence)', async () => {
+    await client.complete(req('t-limited-free', bird[0]!.question));
+    const err = (await client.complete(req('t-limited-free', bird[2]!.question)).catch((e: unknown) => e)) as LlmError;
+    expect(err.message).toMatch(/adding a payment method.*account\/billing/);
+    expect(err.code).toBe('rate_limited');
+    expect(err.retryAfterMs).toBeGreaterThan(50_000);
+  });
+
   it('maps a 500 to a retryable server error', async () => {
     const err = (await client.complete(req('t-flaky', bird[0]!.question)).catch((e: unknown) => e)) as LlmError;
     expect(err.code).toBe('server');

@@ -61,3 +61,30 @@ export function queueDisposition(err: unknown): QueueDisposition {
       return err.retryable ? { action: 'retry' } : { action: 'fail' };
   }
 }
+
+/** What a provider's refusal carries that says why: its status, the error's `code`/`type` fields (any nesting) and text. */
+export interface ProviderRefusal {
+  status: number;
+  /** `code` and `type` values of the error body (OpenAI: `error.code`, `error.type`; Anthropic: `error.error.type`). */
+  codes: Array<string | null | undefined>;
+  text: string;
+}
+
+const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'rate_limit_error', 'requests', 'tokens']);
+const QUOTA_CODES = new Set(['insufficient_quota', 'billing_error', 'billing_hard_limit_reached']);
+/** Only for refusals without a code that says either: OpenAI's quota sentence and Anthropic's credit-balance 400. */
+const QUOTA_TEXT = /insufficient_quota|exceeded your current quota|credit balance is too low/i;
+
+/**
+ * Whether a refusal means the account's quota or credit is spent (the model must stop until someone acts) rather
+ * than a rate limit or a bad request. The code decides first: `rate_limit_exceeded` is a rate limit whatever its text
+ * says (OpenAI's free-tier 429s mention "adding a payment method ... /account/billing"); the text decides only when
+ * no code does.
+ */
+export function isQuotaRefusal(r: ProviderRefusal): boolean {
+  if (![400, 402, 403, 429].includes(r.status)) return false;
+  const codes = r.codes.filter((c): c is string => typeof c === 'string').map((c) => c.toLowerCase());
+  if (codes.some((c) => QUOTA_CODES.has(c))) return true;
+  if (codes.some((c) => RATE_LIMIT_CODES.has(c))) return false;
+  return QUOTA_TEXT.test(r.text);
+}

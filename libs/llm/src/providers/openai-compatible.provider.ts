@@ -1,5 +1,5 @@
 import OpenAI, { toFile } from 'openai';
-import { LlmError } from '../errors';
+import { isQuotaRefusal, LlmError } from '../errors';
 import { isSimulated, rateLimitObservation, retryAfterMs } from './http-headers';
 import type { BatchCall, BatchCapableProvider, ProviderBatchResult, ProviderBatchStatus, ProviderCall, ProviderResult } from './provider';
 
@@ -10,8 +10,6 @@ export interface OpenAiCompatibleProviderOptions {
   /** OpenAI proper wants `max_completion_tokens`; most compatible servers know only `max_tokens`. */
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
 }
-
-const QUOTA_PATTERN = /insufficient_quota|billing|exceeded your current quota|credit balance/i;
 
 /** Maps an SDK error to an LlmError; the key is never part of the message. */
 export function llmErrorFromSdk(provider: string, err: unknown, timing?: { elapsedMs: number; timeoutMs: number }): LlmError {
@@ -29,8 +27,13 @@ export function llmErrorFromSdk(provider: string, err: unknown, timing?: { elaps
     return new LlmError('network', message, { cause: err });
   }
   const status = e.status;
-  const bodyText = `${e.code ?? ''} ${e.type ?? ''} ${e.message ?? ''} ${JSON.stringify(e.error ?? '')}`;
-  if (QUOTA_PATTERN.test(bodyText) && (status === 429 || status === 400 || status === 402 || status === 403)) {
+  const body = (e.error ?? {}) as { code?: string; type?: string; error?: { code?: string; type?: string } };
+  const refusal = {
+    status,
+    codes: [e.code, e.type, body.code, body.type, body.error?.code, body.error?.type],
+    text: `${e.message ?? ''} ${JSON.stringify(e.error ?? '')}`,
+  };
+  if (isQuotaRefusal(refusal)) {
     return new LlmError('quota_exhausted', message, { status, cause: err });
   }
   if (status === 429) {
