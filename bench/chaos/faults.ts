@@ -36,11 +36,13 @@ export interface Scenario {
   startedBy: 'cli' | 'api';
   /** Does the fault once the sweep is under way; resolves when the fault has ended, with what it saw. */
   inject?: (ctx: FaultContext) => Promise<Record<string, number>>;
+  /** The fault makes items fail for good (a permanent provider error): errored items are its expected outcome. */
+  errorsItems?: boolean;
   /** The most LLM calls beyond one per distinct call the done-when criteria allow, from what `inject` and the simulator saw. */
   extraCallsAllowed: (seen: Record<string, number>, sim: SimTotals) => number;
 }
 
-const BASE_SIM = 'bench/chaos/llm-sim-1s.yaml';
+export const BASE_SIM = 'bench/chaos/llm-sim-1s.yaml';
 const none = () => 0;
 
 export const faultFree: Scenario = { name: 'fault-free', description: 'no fault', simConfig: BASE_SIM, startedBy: 'cli', extraCallsAllowed: none };
@@ -116,6 +118,7 @@ export const faults: Scenario[] = [
     description: 'the provider answers 400 (context length exceeded) to every R3 decompose call (stage protocol sub_questions), for the whole run',
     simConfig: 'bench/chaos/llm-sim-refuse-decompose.yaml',
     startedBy: 'cli',
+    errorsItems: true,
     extraCallsAllowed: none,
   },
   {

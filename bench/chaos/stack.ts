@@ -25,6 +25,8 @@ export interface StackOptions {
   dataDir: string;
   simConfig: string;
   workers: number;
+  /** LOG_LEVEL of the orchestrator and the workers. */
+  logLevel: string;
   /** Orchestrator and worker log lines (JSON), for the scenario's log file. */
   onLogLine: (source: string, line: string) => void;
 }
@@ -115,7 +117,7 @@ export class ScenarioStack {
   get env(): NodeJS.ProcessEnv {
     return {
       DATABASE_URL: this.databaseUrl, REDIS_URL: this.opts.redisUrl, SQLSWEEP_QUEUE_PREFIX: this.prefix, SQLSWEEP_DATA_DIR: this.opts.dataDir,
-      SQLSWEEP_LLM_SIM_URL: this.sim.url, LOG_LEVEL: 'warn',
+      SQLSWEEP_LLM_SIM_URL: this.sim.url, LOG_LEVEL: this.opts.logLevel,
     };
   }
 
@@ -128,7 +130,7 @@ export class ScenarioStack {
       stack.orchestrator = await spawnOrchestrator({
         ...stack.env, PORT: '0', SQLSWEEP_API_TOKEN: API_TOKEN, SQLSWEEP_SCHEDULES_FILE: '/dev/null',
       }, (line) => opts.onLogLine('orchestrator', line));
-      stack.workers.push(...startWorkers(opts.workers, { ...stack.env, LOG_LEVEL: 'warn' }, (line) => opts.onLogLine('worker', line)));
+      stack.workers.push(...startWorkers(opts.workers, stack.env, (line) => opts.onLogLine('worker', line)));
       return stack;
     } catch (e) {
       await stack.stop();
