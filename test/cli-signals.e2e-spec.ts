@@ -63,6 +63,7 @@ describe('sqlsweep run with local workers, stopped from outside', () => {
     expect(result.stderr).toContain('sqlsweep: interrupted by SIGTERM');
     expect(result.stderr.trimEnd().split('\n').pop()).toContain(`sqlsweep run --resume ${runId}`);
     expect(result.code).toBe(143);
+    expect(result.stdout).not.toMatch(/Leaderboard/); // an interrupted command does not go on as if the run had ended
     await waitFor('the local workers to exit', async () => (pids.some(isRunning) ? undefined : true), 5_000);
   });
 

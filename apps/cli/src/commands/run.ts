@@ -127,7 +127,7 @@ interface FollowOptions {
   say: Say;
   /** Runs a read against Postgres, again while Postgres is unreachable (see retryWhileUnreachable). */
   pg: <T>(work: () => Promise<T>) => Promise<T>;
-  /** Aborted when the command ends some other way: the loop stops too. */
+  /** Aborted when the command ends some other way: the loop stops too, with the abort as its error. */
   stopped: AbortSignal;
 }
 
@@ -141,7 +141,8 @@ async function followRun(core: OrchestratorCore, runId: string, opts: FollowOpti
   let lastChange = Date.now();
   let lastProgress = 0;
   try {
-    while (!opts.stopped.aborted) {
+    for (;;) {
+      opts.stopped.throwIfAborted(); // the command ends some other way: nothing after following may run
       const run = await opts.pg(() => core.runs.getRun(runId));
       const finished = !run || run.status !== 'running';
       if (finished || Date.now() - lastProgress >= progressEveryMs) {
