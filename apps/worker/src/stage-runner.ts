@@ -132,7 +132,7 @@ export class StageRunner {
     const written = await this.deps.stages.saveResults(computed.map(({ p, run }) => ({
       stageKey: p.stageKey, stage: p.stage, output: run.output, simulated: run.simulated ?? false,
       inputTokens: run.usage?.inputTokens, cachedInputTokens: run.usage?.cachedInputTokens, outputTokens: run.usage?.outputTokens,
-      costUsd: run.costUsd, latencyMs: run.latencyMs, trace: run.trace,
+      costUsd: run.costUsd, reused: run.reused, latencyMs: run.latencyMs, trace: run.trace,
       runId: p.runId, variantId: p.variantId, machine: this.machine,
     })));
     const stored = batch.map(({ p }) => ({ stageKey: p.stageKey, final: p.final }));
@@ -256,12 +256,16 @@ export function llmRequestOf(stage: LlmStage, ctx: StageContext, p: StageJobPayl
   };
 }
 
-/** An LLM stage's stored result: the parsed output, accounting, and the prompt and raw answer as its trace. */
+/**
+ * An LLM stage's stored result: the parsed output, accounting, and the prompt and raw answer as its trace. Its cost is
+ * what the call that produced the answer cost, also when this execution took it from the cache (`reused`).
+ */
 export function llmStageRun(stage: LlmStage, ctx: StageContext, request: LlmRequest, response: LlmResponse): StageRun {
   const output = stage.parse(response, ctx);
   const parseError = (output as { parseError?: string } | null)?.parseError;
   return {
-    output, usage: response.usage, costUsd: response.costUsd, latencyMs: response.latencyMs, simulated: response.simulated,
+    output, usage: response.usage, costUsd: response.answerCostUsd ?? response.costUsd, reused: response.cached,
+    latencyMs: response.latencyMs, simulated: response.simulated,
     trace: { prompt: request.messages, response: response.output, ...(parseError ? { error: parseError } : {}) },
   };
 }

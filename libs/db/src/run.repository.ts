@@ -254,12 +254,15 @@ export class RunRepository {
     });
   }
 
-  /** What this run itself paid for: the stages whose results it computed (reused ones cost it nothing). */
+  /**
+   * What this run itself paid for: the calls of the stages whose results it computed, each once. Results stored by
+   * other runs, and answers this run took from the response cache (`reused`), cost it nothing.
+   */
   async spend(runId: string): Promise<{ llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }> {
     const { rows } = await sql<{ llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }>`
       SELECT count(*) FILTER (WHERE r.input_tokens > 0)::int AS "llmCalls", coalesce(sum(r.input_tokens), 0)::bigint AS "inputTokens",
         coalesce(sum(r.output_tokens), 0)::bigint AS "outputTokens", coalesce(sum(r.cost_usd), 0)::float8 AS "costUsd"
-      FROM stage_results r WHERE r.run_id = ${runId}`.execute(this.db);
+      FROM stage_results r WHERE r.run_id = ${runId} AND NOT r.reused`.execute(this.db);
     return rows[0];
   }
 

@@ -43,6 +43,8 @@ export interface StageResultsTable {
   stage_key: string; stage: string; output: Json<unknown>; simulated: boolean; input_tokens: number;
   cached_input_tokens: number; output_tokens: number; cost_usd: number; latency_ms: number; trace: Json<unknown> | null;
   run_id: string | null; variant_id: string | null; machine: string; created_at: Timestamp;
+  /** The answer came from the response cache: this row's writer paid nothing for it (cost_usd is what its call cost). */
+  reused: ColumnType<boolean, boolean | undefined, boolean>;
 }
 export interface StageFailuresTable { run_id: string; stage_key: string; stage: string; error: string; created_at: Timestamp }
 export interface ItemResultsTable {

@@ -5,6 +5,11 @@ export interface StageResultInput {
   stageKey: string; stage: string; output: unknown; simulated: boolean;
   inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; costUsd?: number; latencyMs?: number;
   trace?: unknown; runId?: string; variantId?: string; machine: string;
+  /**
+   * The answer came from the response cache, so this execution paid nothing for it; `costUsd` is still what the call
+   * that produced it cost. A paid write of the same key replaces a reused one (see saveResults).
+   */
+  reused?: boolean;
 }
 export interface StoredStageResult { stageKey: string; stage: string; output: unknown; simulated: boolean; inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number }
 
@@ -21,27 +26,36 @@ export class StageRepository {
    * so two workers writing overlapping batches wait on each other's keys in the same order and never deadlock. They
    * travel as one JSON document: parsed once, where an array parameter per column made Postgres parse an array
    * literal and then each JSON element in it.
+   *
+   * The output is never replaced, but the accounting of a reused row is: when two executions of one stage raced and
+   * the one answered from the response cache wrote first, the paid one's write takes over the row's tokens, latency,
+   * run and `reused = false`, so the run that paid is charged once (its output is the same cached answer).
    */
   async saveResults(results: StageResultInput[]): Promise<Set<string>> {
     if (results.length === 0) return new Set();
-    const rows = [...results].sort((a, b) => (a.stageKey < b.stageKey ? -1 : a.stageKey > b.stageKey ? 1 : 0)).map((r) => ({
+    const rows = [...paidFirstPerKey(results)].sort((a, b) => (a.stageKey < b.stageKey ? -1 : a.stageKey > b.stageKey ? 1 : 0)).map((r) => ({
       stage_key: r.stageKey, stage: r.stage, output: r.output, simulated: r.simulated,
       input_tokens: r.inputTokens ?? 0, cached_input_tokens: r.cachedInputTokens ?? 0, output_tokens: r.outputTokens ?? 0,
       cost_usd: r.costUsd ?? 0, latency_ms: r.latencyMs ?? 0, trace: r.trace ?? null, run_id: r.runId ?? null, variant_id: r.variantId ?? null,
-      machine: r.machine,
+      machine: r.machine, reused: r.reused ?? false,
     }));
     // A JSON null comes out of the document as SQL NULL: an output of null is stored as JSON null, as it was given.
-    const written = await executePrepared(this.db, 'save-stage-results', sql<{ stage_key: string }>`
+    // xmax = 0 only on a row this statement inserted; an updated one (a paid write over a reused one) was written before.
+    const written = await executePrepared(this.db, 'save-stage-results', sql<{ stage_key: string; inserted: boolean }>`
       INSERT INTO stage_results (stage_key, stage, output, simulated, input_tokens, cached_input_tokens, output_tokens,
-                                 cost_usd, latency_ms, trace, run_id, variant_id, machine)
+                                 cost_usd, latency_ms, trace, run_id, variant_id, machine, reused)
       SELECT stage_key, stage, coalesce(output, 'null'::jsonb), simulated, input_tokens, cached_input_tokens, output_tokens,
-        cost_usd, latency_ms, trace, run_id, variant_id, machine
+        cost_usd, latency_ms, trace, run_id, variant_id, machine, reused
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(stage_key text, stage text, output jsonb, simulated boolean,
         input_tokens integer, cached_input_tokens integer, output_tokens integer, cost_usd float8, latency_ms float8, trace jsonb,
-        run_id uuid, variant_id uuid, machine text)
-      ON CONFLICT (stage_key) DO NOTHING
-      RETURNING stage_key`.compile(this.db));
-    return new Set(written.map((r) => r.stage_key));
+        run_id uuid, variant_id uuid, machine text, reused boolean)
+      ON CONFLICT (stage_key) DO UPDATE SET
+        input_tokens = excluded.input_tokens, cached_input_tokens = excluded.cached_input_tokens, output_tokens = excluded.output_tokens,
+        cost_usd = excluded.cost_usd, latency_ms = excluded.latency_ms, run_id = excluded.run_id, variant_id = excluded.variant_id,
+        machine = excluded.machine, reused = false
+      WHERE stage_results.reused AND NOT excluded.reused
+      RETURNING stage_key, (xmax = 0) AS inserted`.compile(this.db));
+    return new Set(written.filter((r) => r.inserted).map((r) => r.stage_key));
   }
 
   /** Prepared, with the keys as one array parameter: every stage job reads its inputs this way. */
@@ -94,4 +108,14 @@ export class StageRepository {
     const row = await this.db.selectFrom('stage_results').select('trace').where('stage_key', '=', stageKey).executeTakeFirst();
     return row?.trace;
   }
+}
+
+/** One result per key (a statement may not update a row twice), a paid one where there is one. */
+function paidFirstPerKey(results: StageResultInput[]): StageResultInput[] {
+  const byKey = new Map<string, StageResultInput>();
+  for (const r of results) {
+    const seen = byKey.get(r.stageKey);
+    if (!seen || (seen.reused && !r.reused)) byKey.set(r.stageKey, r);
+  }
+  return [...byKey.values()];
 }

@@ -189,7 +189,7 @@ export class LlmClient {
     if (req.noCache) return this.call(m, req, maxTokens);
 
     const running = this.inFlight.get(key);
-    if (running) return running.then((r) => ({ ...r, cached: true, costUsd: 0, latencyMs: 0 }));
+    if (running) return running.then((r) => fromCache(r, 0));
     const promise = this.cachedCall(m, req, maxTokens, key, cache).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, promise);
     return promise;
@@ -201,12 +201,12 @@ export class LlmClient {
       const kept = this.kept.get(key);
       if (kept) {
         this.log({ msg: 'llm response served from memory (not yet stored: the cache store was unreachable)', ...req.attribution, model: m.name, key, ...kept.usage });
-        return { ...kept, cached: true, costUsd: 0, latencyMs: Date.now() - started };
+        return fromCache(kept, Date.now() - started);
       }
       const hit = await cache.get(key);
       if (hit) {
         this.log({ msg: 'llm cache hit', ...req.attribution, model: m.name, key, ...hit.usage });
-        return { ...hit, cached: true, costUsd: 0, latencyMs: Date.now() - started };
+        return fromCache(hit, Date.now() - started);
       }
     }
     if (cache && this.claims) return this.claimedCall(m, req, maxTokens, key, cache, this.claims);
@@ -266,7 +266,7 @@ export class LlmClient {
         try {
           // The previous owner may have finished between our cache miss and this claim.
           const late = await cache.get(key);
-          if (late) return { ...late, cached: true, costUsd: 0, latencyMs: Date.now() - started };
+          if (late) return fromCache(late, Date.now() - started);
           const response = await this.call(m, req, maxTokens);
           stored = await this.storeOrKeep(cache, key, req, response);
           return response;
@@ -279,7 +279,7 @@ export class LlmClient {
       const hit = await cache.get(key);
       if (hit) {
         this.log({ msg: 'llm cache hit after waiting for another process', ...req.attribution, model: m.name, key, ...hit.usage });
-        return { ...hit, cached: true, costUsd: 0, latencyMs: Date.now() - started };
+        return fromCache(hit, Date.now() - started);
       }
     }
   }
@@ -389,7 +389,7 @@ export class LlmClient {
     for (const req of requests) {
       const customId = this.keyOf(m, req);
       const hit = !req.noCache && this.opts.cache ? (this.kept.get(customId) ?? (await this.opts.cache.get(customId))) : undefined;
-      if (hit) cached.push({ customId, request: req, response: { ...hit, cached: true, costUsd: 0, latencyMs: 0 } });
+      if (hit) cached.push({ customId, request: req, response: fromCache(hit, 0) });
       else pending.set(customId, req);
     }
     if (pending.size === 0) return { job: null, cached };
@@ -465,4 +465,9 @@ export class LlmClient {
   private log(obj: object): void {
     this.opts.logger?.(obj);
   }
+}
+
+/** An answer taken from the cache (or from an identical call in flight): free now, its producing call's cost kept. */
+function fromCache(answer: Omit<LlmResponse, 'cached'> & { answerCostUsd?: number }, latencyMs: number): LlmResponse {
+  return { ...answer, cached: true, costUsd: 0, answerCostUsd: answer.answerCostUsd ?? answer.costUsd, latencyMs };
 }

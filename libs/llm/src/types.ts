@@ -33,7 +33,10 @@ export interface LlmUsage {
 export interface LlmResponse {
   output: string;
   usage: LlmUsage;
+  /** What this call paid: 0 when the answer came from the response cache (`cached`). */
   costUsd: number;
+  /** What the provider call that produced this answer cost (for a cached answer, the original call's cost; default `costUsd`). */
+  answerCostUsd?: number;
   latencyMs: number;
   cached: boolean;
   simulated: boolean;

@@ -69,7 +69,10 @@ export interface StageTrace {
 export interface StageRun {
   output: unknown;
   usage?: LlmUsage;
+  /** What the LLM call that produced the output cost, also when this execution took its answer from the cache. */
   costUsd?: number;
+  /** The answer came from the response cache: this execution paid nothing for it. */
+  reused?: boolean;
   latencyMs?: number;
   simulated?: boolean;
   trace?: StageTrace;
