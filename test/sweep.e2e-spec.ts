@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { replicaPathOf } from '@sqlsweep/datasets';
 import { runIdOf } from './support/cli-output';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { birdCorrect } from './support/independent-ex';
@@ -39,7 +40,7 @@ describe('a sweep end to end: 2 variants x 60 minibench dev items', () => {
       .innerJoin('runs', 'runs.id', 'r.run_id')
       .innerJoin('dataset_items as i', (j) => j.onRef('i.version_id', '=', 'runs.dataset_version_id').onRef('i.item_id', '=', 'r.item_id'))
       .innerJoin('dataset_databases as d', (j) => j.onRef('d.version_id', '=', 'i.version_id').onRef('d.db_id', '=', 'i.db_id'))
-      .select(['r.variant_id', 'r.item_id', 'r.correct', 'r.errored', 'r.predicted_sql', 'r.simulated', 'i.gold_sql', 'd.replica_path'])
+      .select(['r.variant_id', 'r.item_id', 'r.correct', 'r.errored', 'r.predicted_sql', 'r.simulated', 'i.gold_sql', 'd.checksum'])
       .where('r.run_id', '=', runId)
       .execute();
     expect(results).toHaveLength(120);
@@ -48,7 +49,8 @@ describe('a sweep end to end: 2 variants x 60 minibench dev items', () => {
     }
     expect(results.every((r) => r.simulated && !r.errored)).toBe(true);
 
-    const disagreements = results.filter((r) => birdCorrect(r.replica_path, r.gold_sql, r.predicted_sql) !== r.correct);
+    // On the replica `datasets add` made in the stack's data folder (named by the database's checksum).
+    const disagreements = results.filter((r) => birdCorrect(replicaPathOf(e2e.dataDir, r.checksum), r.gold_sql, r.predicted_sql) !== r.correct);
     expect(disagreements).toEqual([]);
     const summaries = await e2e.db.selectFrom('run_summaries').selectAll().where('run_id', '=', runId).execute();
     for (const s of summaries) {

@@ -77,9 +77,9 @@ export interface MinibenchTablesEntry {
   foreign_keys: [number, number][];
 }
 
+/** No build time or path in it: two builds of the same sources are byte-identical, so they register as one version. */
 export interface MinibenchManifest {
   sourceHash: string;
-  builtAt: string;
   databases: Record<string, { tables: number; rows: number }>;
   counts: MinibenchCounts;
 }
@@ -239,7 +239,7 @@ function buildInto(srcDir: string, outDir: string, dbIds: string[], sourceHash: 
     );
   }
   fs.writeFileSync(path.join(outDir, 'dev_tables.json'), `${JSON.stringify(tables, null, 1)}\n`);
-  const manifest: MinibenchManifest = { sourceHash, builtAt: new Date().toISOString(), databases, counts };
+  const manifest: MinibenchManifest = { sourceHash, databases, counts };
   fs.writeFileSync(path.join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   return counts;
 }

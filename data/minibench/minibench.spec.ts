@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
+import { hashDatasetFiles } from '@sqlsweep/datasets';
 import {
   buildMinibench,
   BuildMinibenchResult,
@@ -303,9 +304,11 @@ describe('minibench built from data/minibench/src', () => {
     for (const id of completeDatabases) {
       expect(fs.readFileSync(sqlitePath(secondOut, id)).equals(fs.readFileSync(sqlitePath(outDir, id)))).toBe(true);
     }
-    for (const f of ['dev.json', 'train.json', 'dev_gold.sql', 'train_gold.sql', 'dev_tables.json']) {
+    for (const f of ['dev.json', 'train.json', 'dev_gold.sql', 'train_gold.sql', 'dev_tables.json', 'manifest.json']) {
       expect(fs.readFileSync(path.join(secondOut, f), 'utf8')).toBe(fs.readFileSync(path.join(outDir, f), 'utf8'));
     }
+    // Two checkouts (or a rebuild) register as one dataset version: every stage key is shared between them.
+    expect(await hashDatasetFiles(secondOut)).toBe(await hashDatasetFiles(outDir));
   });
 });
 

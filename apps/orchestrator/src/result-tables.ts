@@ -1,5 +1,9 @@
 import type { ResultTableDto } from '@sqlsweep/contracts';
+import type { ReplicaMaterializer } from '@sqlsweep/datasets';
 import { officialSql, SandboxPool, type SqlValue } from '@sqlsweep/sql-sandbox';
+
+/** An item's database as the API reads it; `file` is its path inside the dataset folder. */
+export interface ItemDatabase { dbId: string; file: string | null; checksum: string | null; datasetName: string; contentHash: string; format: string }
 
 /** Rows shown per table: enough to read a result, small enough for a page. */
 export const RESULT_ROW_LIMIT = 100;
@@ -20,10 +24,28 @@ export function cell(v: SqlValue): string | number | null {
 export class ResultTableRunner {
   private pool?: SandboxPool;
 
-  async table(dbPath: string | null, sql: string | null, format: 'spider' | 'bird' | 'minibench', which: 'gold' | 'pred'): Promise<ResultTableDto> {
+  constructor(private readonly replicas?: ReplicaMaterializer) {}
+
+  /** The item's replica in this process's data directory (made from the dataset store on first use), or why there is none. */
+  async replica(db: ItemDatabase): Promise<{ path: string } | { missing: string }> {
+    if (db.file === null || db.checksum === null || !this.replicas) return { missing: 'the database of this item has no replica' };
+    try {
+      return {
+        path: await this.replicas.replica({
+          dbId: db.dbId, sha256: db.checksum, file: db.file, version: `${db.datasetName}@${db.contentHash.slice(0, 12)}`,
+          registerHint: `sqlsweep datasets add ${db.datasetName} --format ${db.format} --path <its folder>`,
+        }),
+      };
+    } catch (e) {
+      return { missing: (e as Error).message };
+    }
+  }
+
+  async table(db: { path: string } | { missing: string }, sql: string | null, format: 'spider' | 'bird' | 'minibench', which: 'gold' | 'pred'): Promise<ResultTableDto> {
     const empty = { columns: [], rows: [], rowCount: 0, truncated: false, elapsedMs: 0 };
     if (sql === null) return { sql, status: 'missing', message: 'no prediction', ...empty };
-    if (dbPath === null) return { sql, status: 'missing', message: 'the database of this item has no replica', ...empty };
+    if ('missing' in db) return { sql, status: 'missing', message: db.missing, ...empty };
+    const dbPath = db.path;
     this.pool ??= new SandboxPool({ size: 1, deadlineMs: DEADLINE_MS, maxRows: 10_000, standby: false });
     const r = await this.pool.execute({ dbPath, sql: officialSql(format === 'spider' ? 'spider' : 'bird', which, sql), deadlineMs: DEADLINE_MS });
     if (r.status === 'ok') {

@@ -53,15 +53,16 @@ export class ResultsController {
     return rows.map(stageTraceDto);
   }
 
-  /** Gold and predicted result tables, executed now on the read-only replica (the run stores verdicts, not tables). */
+  /** Gold and predicted result tables, executed now on the read-only replica, made here from the dataset store when absent (the run stores verdicts, not tables). */
   @Get('variants/:variantId/items/:itemId/tables')
   async itemTables(@Param('runId') runId: string, @Param('variantId') variantId: string, @Param('itemId') itemId: string): Promise<ItemTablesDto> {
     await this.requireRun(runId);
     const x = await this.reads.itemExecution(runId, uuidParam(variantId, 'variantId'), itemId);
     if (!x) throw new NotFoundException(`run ${runId} has no variant ${variantId} with item ${itemId}`);
-    const gold = await this.tables.table(x.replicaPath, x.goldSql, x.format, 'gold');
+    const replica = await this.tables.replica({ ...x, file: x.replicaPath });
+    const gold = await this.tables.table(replica, x.goldSql, x.format, 'gold');
     const predicted = x.hasResult
-      ? await this.tables.table(x.replicaPath, x.predictedSql, x.format, 'pred')
+      ? await this.tables.table(replica, x.predictedSql, x.format, 'pred')
       : { sql: null, status: 'missing' as const, columns: [], rows: [], rowCount: 0, truncated: false, message: 'no result yet', elapsedMs: 0 };
     return { runId, variantId, itemId, dbId: x.dbId, gold, predicted, rowLimit: RESULT_ROW_LIMIT, simulated: x.simulated };
   }

@@ -17,7 +17,7 @@ function runner(advancer: Advancer, queue: QueueClient, logged: string[], stages
   const unused = undefined as never;
   const deps: StageRunnerDeps = {
     advancer, queue, stages, log: (obj, msg) => (logged.push(msg), lines.push(obj)),
-    retrieval: unused, datasets: unused, llm: unused, sandbox: unused, sqlDeadlineMs: 1_000,
+    retrieval: unused, datasets: unused, llm: unused, sandbox: unused, replicas: unused, sqlDeadlineMs: 1_000,
   };
   return new StageRunner(deps);
 }

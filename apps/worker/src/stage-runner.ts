@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { StageJobPayload } from '@sqlsweep/contracts';
-import { sha256File, type DatabaseSchema } from '@sqlsweep/datasets';
+import { DatasetFileNotStoredError, ReplicaChecksumError, type DatabaseSchema, type ReplicaMaterializer, type ReplicaRequest } from '@sqlsweep/datasets';
 import type { DatasetRepository, StageRepository, StoredItem, StoredStageResult } from '@sqlsweep/db';
 import type { AdvanceTimings, Advancer } from '@sqlsweep/orchestration';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
@@ -19,6 +19,8 @@ export interface StageRunnerDeps {
   advancer: Advancer;
   llm: LlmClient;
   sandbox: SandboxPool;
+  /** Makes the replicas jobs read in this worker's data directory, from the dataset store. */
+  replicas: ReplicaMaterializer;
   sqlDeadlineMs: number;
   log: (obj: Record<string, unknown>, msg: string) => void;
 }
@@ -44,7 +46,7 @@ interface CommitOutcome { inserted: boolean; batch: number; commitMs: { store: n
 export class StageRunner {
   private readonly machine = hostname();
   private readonly items = new Map<string, Promise<StoredItem>>();
-  private readonly databases = new Map<string, Promise<LoadedDatabase>>();
+  private readonly databases = new Map<string, Promise<{ schema: DatabaseSchema; request: ReplicaRequest }>>();
   private readonly versions = new Map<string, Promise<{ semantics: 'spider' | 'bird'; contentHash: string; dataset: WorkerDataset }>>();
 
   private readonly reads = new GroupCommit<string[], Map<string, Stored>>(async (keyLists) => {
@@ -194,14 +196,24 @@ export class StageRunner {
     });
   }
 
-  private database(versionId: number, dbId: string): Promise<LoadedDatabase> {
-    return memo(this.databases, `${versionId}/${dbId}`, async () => {
-      const row = await this.deps.datasets.getDatabase(versionId, dbId);
+  /** The database's schema, and its replica in this worker's data directory (made from the dataset store on first use). */
+  private async database(versionId: number, dbId: string): Promise<LoadedDatabase> {
+    const { schema, request } = await memo(this.databases, `${versionId}/${dbId}`, async () => {
+      const [row, v] = await Promise.all([this.deps.datasets.getDatabase(versionId, dbId), this.deps.datasets.getVersion(versionId)]);
       if (!row) throw new UnrecoverableError(`dataset version ${versionId} has no database ${dbId}`);
-      const actual = await sha256File(row.replicaPath).catch((e: Error) => `unreadable (${e.message})`);
-      if (actual !== row.checksum) throw new UnrecoverableError(`replica ${row.replicaPath} fails its checksum: refusing to use it`);
-      return { schema: row.schema as DatabaseSchema, dbPath: row.replicaPath };
+      const replica: ReplicaRequest = {
+        dbId, sha256: row.checksum, file: row.replicaPath, version: `${v.datasetName}@${v.contentHash.slice(0, 12)}`,
+        registerHint: `sqlsweep datasets add ${v.datasetName} --format ${v.format} --path <its folder>`,
+      };
+      return { schema: row.schema as DatabaseSchema, request: replica };
     });
+    try {
+      return { schema, dbPath: await this.deps.replicas.replica(request) };
+    } catch (e) {
+      // No retry fixes a corrupt replica or a file missing from the store; a deleted replica is fetched again on the next attempt.
+      if (e instanceof ReplicaChecksumError || e instanceof DatasetFileNotStoredError) throw new UnrecoverableError(e.message);
+      throw e;
+    }
   }
 
   private version(versionId: number) {

@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppEnv } from '@sqlsweep/config';
 import type { LlmBatchJobPayload, StageJobPayload } from '@sqlsweep/contracts';
-import { createDb, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { createDb, DatasetFileStore, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { ReplicaMaterializer } from '@sqlsweep/datasets';
 import { Advancer, Reconciler } from '@sqlsweep/orchestration';
 import { Pool } from 'pg';
 import { DEFAULT_CLAIM_TTL_MS, LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
@@ -72,6 +73,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       datasets: new DatasetRepository(this.db), stages: new StageRepository(this.db), queue: this.queue, llm,
       advancer,
       sandbox: this.sandbox, sqlDeadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS,
+      replicas: new ReplicaMaterializer({ dataDir: env.SQLSWEEP_DATA_DIR, store: new DatasetFileStore(this.db) }),
       log: (obj, msg) => this.log.info(obj, msg),
     });
     const concurrency = { llm: env.SQLSWEEP_LLM_CONCURRENCY, sql: env.SQLSWEEP_SQL_CONCURRENCY, retrieval: env.SQLSWEEP_RETRIEVAL_CONCURRENCY };

@@ -28,7 +28,7 @@ function birdFolder(root: string): string {
 
 /** What `prepareDatasetVersion` throws, with the cache folder it must not have made. */
 async function refusal(format: 'bird' | 'spider' | 'minibench', path: string, cacheDir: string): Promise<Error> {
-  const err = await prepareDatasetVersion({ format, path, cacheDir }).then(() => undefined, (e: unknown) => e as Error);
+  const err = await prepareDatasetVersion({ format, path, dataDir: cacheDir }).then(() => undefined, (e: unknown) => e as Error);
   expect(err).toBeInstanceOf(DatasetError);
   expect(existsSync(cacheDir)).toBe(false); // no replica written
   return err!;

@@ -33,9 +33,10 @@ describe('prepareDatasetVersion and checkGoldExecution', () => {
         { question_id: 3, db_id: 'shop', question: 'q', SQL: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c' },
       ]),
     );
-    const version = await prepareDatasetVersion({ format: 'bird', path: data, cacheDir: join(root, 'cache') });
+    const version = await prepareDatasetVersion({ format: 'bird', path: data, dataDir: join(root, 'cache') });
     expect(version.versionHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(version.replicas.get('shop')).toBe(join(root, 'cache', version.versionHash, 'shop.sqlite'));
+    expect(version.replicas.get('shop')).toBe(join(root, 'cache', 'replicas', `${version.databaseFiles.get('shop')!.sha256}.sqlite`));
+    expect(version.files.map((f) => f.path)).toEqual(['dev.json', 'dev_databases/shop/shop.sqlite']);
     const cache = new GoldCache();
     const problems = await checkGoldExecution({ dataset: version.dataset, pool, replicas: version.replicas, goldCache: cache, versionHash: version.versionHash });
     expect(problems).toEqual([
@@ -47,7 +48,7 @@ describe('prepareDatasetVersion and checkGoldExecution', () => {
   });
 
   (existsSync(SPIDER) ? it : it.skip)('finds every Spider sample dev gold query runnable', async () => {
-    const version = await prepareDatasetVersion({ format: 'spider', path: SPIDER, cacheDir: join(root, 'cache') });
+    const version = await prepareDatasetVersion({ format: 'spider', path: SPIDER, dataDir: join(root, 'cache') });
     const problems = await checkGoldExecution({ dataset: version.dataset, pool, replicas: version.replicas });
     expect(problems).toEqual([]);
   }, 60_000);

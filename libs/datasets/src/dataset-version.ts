@@ -1,20 +1,36 @@
-import { hashDatasetFiles } from './hash-files';
+import { relative, resolve, sep } from 'node:path';
+import { DatasetError } from './errors';
+import { listDatasetFiles, versionHashOf, type DatasetFile } from './hash-files';
 import { loadDataset, type LoadDatasetOptions } from './load-dataset';
 import { ensureReplicas } from './replicas';
 import type { Dataset } from './types';
 
 export interface DatasetVersion {
-  /** Content hash of every file of the dataset folder. */
+  /** Content hash of every file of the dataset folder (see `versionHashOf`). */
   versionHash: string;
   dataset: Dataset;
+  /** Every file the hash covers, in path order: what the dataset store keeps of the version. */
+  files: DatasetFile[];
+  /** dbId -> its file in `files`. */
+  databaseFiles: Map<string, DatasetFile>;
   /** dbId -> checksum-verified read-only replica path. */
   replicas: Map<string, string>;
 }
 
-/** What `sqlsweep datasets add` needs: the dataset loaded, its version hash, and its replicas made and verified. */
-export async function prepareDatasetVersion(opts: LoadDatasetOptions & { cacheDir: string }): Promise<DatasetVersion> {
+/** What `sqlsweep datasets add` needs: the dataset loaded, its files hashed, and its replicas made and verified. */
+export async function prepareDatasetVersion(opts: LoadDatasetOptions & { dataDir: string }): Promise<DatasetVersion> {
   const dataset = await loadDataset(opts);
-  const versionHash = await hashDatasetFiles(dataset.root);
-  const replicas = await ensureReplicas({ versionHash, databases: dataset.databases, cacheDir: opts.cacheDir });
-  return { versionHash, dataset, replicas };
+  const files = await listDatasetFiles(dataset.root);
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const databaseFiles = new Map<string, DatasetFile>();
+  for (const db of dataset.databases) {
+    const file = byPath.get(relative(dataset.root, resolve(db.sqlitePath)).split(sep).join('/'));
+    if (!file) throw new DatasetError(db.sqlitePath, `database ${db.dbId} is not a regular file inside the dataset folder (a link?); copy it in`);
+    databaseFiles.set(db.dbId, file);
+  }
+  const replicas = await ensureReplicas({
+    dataDir: opts.dataDir,
+    databases: dataset.databases.map((d) => ({ dbId: d.dbId, sqlitePath: d.sqlitePath, sha256: databaseFiles.get(d.dbId)!.sha256 })),
+  });
+  return { versionHash: versionHashOf(files), dataset, files, databaseFiles, replicas };
 }

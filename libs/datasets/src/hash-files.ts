@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+
+/** One file of a dataset folder: its path relative to the folder (POSIX separators), bytes and sha256. */
+export interface DatasetFile { path: string; absPath: string; size: number; sha256: string }
 
 async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -23,15 +26,27 @@ export function sha256File(file: string): Promise<string> {
   });
 }
 
+const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/** Every regular file under `root`, sorted by relative path (code-unit order, the same on every platform), hashed. */
+export async function listDatasetFiles(root: string): Promise<DatasetFile[]> {
+  const files = (await listFiles(root)).map((abs) => ({ absPath: abs, path: relative(root, abs).split(sep).join('/') })).sort(byPath);
+  const out: DatasetFile[] = [];
+  for (const f of files) out.push({ ...f, size: (await stat(f.absPath)).size, sha256: await sha256File(f.absPath) });
+  return out;
+}
+
 /**
- * Content hash of a dataset folder: sha256 over every file's relative path (POSIX separators, sorted) and the
- * sha256 of its bytes. Renaming, adding, removing or editing any file changes it; timestamps do not.
+ * A dataset version's content hash: sha256 over each file's relative path and the sha256 of its bytes, in path
+ * order. Content only: where the folder is, when it was built and file timestamps do not count.
  */
-export async function hashDatasetFiles(root: string): Promise<string> {
-  const files = (await listFiles(root))
-    .map((f) => ({ abs: f, rel: relative(root, f).split(sep).join('/') }))
-    .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+export function versionHashOf(files: ReadonlyArray<Pick<DatasetFile, 'path' | 'sha256'>>): string {
   const hash = createHash('sha256');
-  for (const file of files) hash.update(`${file.rel}\u0000${await sha256File(file.abs)}\n`);
+  for (const file of [...files].sort(byPath)) hash.update(`${file.path}\u0000${file.sha256}\n`);
   return hash.digest('hex');
+}
+
+/** Content hash of a dataset folder (see `versionHashOf`). */
+export async function hashDatasetFiles(root: string): Promise<string> {
+  return versionHashOf(await listDatasetFiles(root));
 }

@@ -18,8 +18,11 @@ export { parseSpiderSql, tokenizeSpiderSql, SpiderParseError, type ParsedSql } f
 export { decodeText } from './text-decoding';
 export { parseCsv } from './csv';
 export { readColumnDescriptions, type ColumnDescription } from './description-csv';
-export { hashDatasetFiles, sha256File } from './hash-files';
-export { ensureReplicas, type EnsureReplicasOptions } from './replicas';
+export { hashDatasetFiles, listDatasetFiles, sha256File, versionHashOf, type DatasetFile } from './hash-files';
+export { ensureReplicas, replicaPathOf, type EnsureReplicasOptions } from './replicas';
+export {
+  ReplicaMaterializer, ReplicaMissingError, ReplicaChecksumError, DatasetFileNotStoredError, type DatasetFileSource, type ReplicaRequest,
+} from './replica-materializer';
 export { renderSchemaDdl } from './schema-ddl';
 export { checkGoldExecution, checkGoldInSandbox, goldFlagOf, type CheckGoldOptions, type GoldCheckSandbox } from './gold-check';
 export { prepareDatasetVersion, type DatasetVersion } from './dataset-version';

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, mkdirSync, rmSync, statSync, writeFileSync, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ensureReplicas, hashDatasetFiles, renderSchemaDdl, sha256File, type DatabaseSchema } from './index';
+import { ensureReplicas, hashDatasetFiles, renderSchemaDdl, sha256File } from './index';
 
 describe('hashDatasetFiles', () => {
   let root: string;
@@ -27,37 +27,37 @@ describe('hashDatasetFiles', () => {
 
 describe('ensureReplicas', () => {
   let root: string;
-  let db: DatabaseSchema;
-  beforeEach(() => {
+  let db: { dbId: string; sqlitePath: string; sha256: string };
+  beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), 'sqlsweep-rep-'));
     const path = join(root, 'shop.sqlite');
     const conn = new Database(path);
     conn.exec('CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);');
     conn.close();
-    db = { dbId: 'shop', sqlitePath: path, tables: [] };
+    db = { dbId: 'shop', sqlitePath: path, sha256: await sha256File(path) };
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('copies once per version, read-only, with a verified checksum, and replaces a tampered replica', async () => {
-    const cacheDir = join(root, 'cache');
-    const first = await ensureReplicas({ versionHash: 'v1', databases: [db], cacheDir });
+  it('copies once per content, read-only, named by its checksum, and replaces a tampered replica', async () => {
+    const dataDir = join(root, 'data');
+    const first = await ensureReplicas({ databases: [db], dataDir });
     const replica = first.get('shop')!;
-    expect(replica).toBe(join(cacheDir, 'v1', 'shop.sqlite'));
+    expect(replica).toBe(join(dataDir, 'replicas', `${db.sha256}.sqlite`));
     expect(statSync(replica).mode & 0o777).toBe(0o444);
-    expect(await sha256File(replica)).toBe(await sha256File(db.sqlitePath));
+    expect(await sha256File(replica)).toBe(db.sha256);
     const mtime = statSync(replica).mtimeMs;
-    await ensureReplicas({ versionHash: 'v1', databases: [db], cacheDir });
+    await ensureReplicas({ databases: [db], dataDir });
     expect(statSync(replica).mtimeMs).toBe(mtime); // not copied again
 
     chmodSync(replica, 0o644);
     writeFileSync(replica, 'corrupted');
-    await ensureReplicas({ versionHash: 'v1', databases: [db], cacheDir });
-    expect(await sha256File(replica)).toBe(await sha256File(db.sqlitePath));
-    expect(readdirSync(join(cacheDir, 'v1')).sort()).toEqual(['shop.sqlite', 'shop.sqlite.sha256']);
+    await ensureReplicas({ databases: [db], dataDir });
+    expect(await sha256File(replica)).toBe(db.sha256);
+    expect(readdirSync(join(dataDir, 'replicas'))).toEqual([`${db.sha256}.sqlite`]);
   });
 
-  it('refuses a version hash that is not a safe folder name', async () => {
-    await expect(ensureReplicas({ versionHash: '../x', databases: [db], cacheDir: root })).rejects.toThrow(/not a safe folder name/);
+  it('refuses a checksum that is not a sha256 (it names a file)', async () => {
+    await expect(ensureReplicas({ databases: [{ ...db, sha256: '../x' }], dataDir: root })).rejects.toThrow(/is not a sha256/);
   });
 });
 

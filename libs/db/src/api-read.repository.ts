@@ -191,13 +191,18 @@ export class ApiReadRepository {
     return rows[0];
   }
 
-  /** What re-running an item's queries needs: the replica, the gold SQL, the prediction and the dataset format. */
+  /** What re-running an item's queries needs: its database (path in the dataset folder, sha256), the gold SQL, the prediction and the dataset format. */
   async itemExecution(runId: string, variantId: string, itemId: string) {
-    const { rows } = await sql<{ dbId: string; replicaPath: string | null; goldSql: string; format: 'spider' | 'bird' | 'minibench'; predictedSql: string | null; hasResult: boolean; simulated: boolean }>`
-      SELECT di.db_id AS "dbId", dd.replica_path AS "replicaPath", di.gold_sql AS "goldSql", dv.format,
+    const { rows } = await sql<{
+      dbId: string; replicaPath: string | null; checksum: string | null; datasetName: string; contentHash: string; goldSql: string;
+      format: 'spider' | 'bird' | 'minibench'; predictedSql: string | null; hasResult: boolean; simulated: boolean;
+    }>`
+      SELECT di.db_id AS "dbId", dd.replica_path AS "replicaPath", dd.checksum, ds.name AS "datasetName", dv.content_hash AS "contentHash",
+        di.gold_sql AS "goldSql", dv.format,
         ir.predicted_sql AS "predictedSql", ir.item_id IS NOT NULL AS "hasResult", coalesce(ir.simulated, r.simulated) AS simulated
       FROM runs r
       JOIN dataset_versions dv ON dv.id = r.dataset_version_id
+      JOIN datasets ds ON ds.id = dv.dataset_id
       JOIN dataset_items di ON di.version_id = r.dataset_version_id AND di.item_id = ${itemId}
       JOIN variants v ON v.run_id = r.id AND v.id = ${variantId}
       LEFT JOIN dataset_databases dd ON dd.version_id = di.version_id AND dd.db_id = di.db_id

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './connection';
+import { DatasetFileStore } from './dataset-file-store';
 import type { GoldFlag } from './schema';
 
 export interface NewDatasetItem {
@@ -9,18 +10,30 @@ export interface NewDatasetItem {
   goldFlag?: { flag: GoldFlag; reason: string };
 }
 export interface FlaggedItem { itemId: string; split: 'train' | 'dev'; flag: GoldFlag; reason: string }
+/** `replicaPath`: the database's path inside the dataset folder (workers make their replicas by `checksum`). */
 export interface NewDatasetDatabase { dbId: string; replicaPath: string; checksum: string; schema: unknown }
+/** A file of the version, stored by content in the dataset store (see DatasetFileStore). */
+export interface NewDatasetFile { path: string; sha256: string; size: number }
 export interface DatasetVersion { id: number; datasetName: string; contentHash: string; format: 'spider' | 'bird' | 'minibench'; sourcePath: string; itemCount: number }
 export interface StoredItem { itemId: string; split: 'train' | 'dev'; dbId: string; question: string; evidence: string | null; goldSql: string; difficulty: string | null; hardness: string | null }
 export interface ItemFilter { split: 'train' | 'dev'; ids?: string[]; dbIds?: string[]; difficulty?: string[]; offset?: number; limit?: number }
 
 export class DatasetRepository {
-  constructor(private readonly db: Db) {}
+  /** The versions' files, stored by content. */
+  readonly files: DatasetFileStore;
 
-  /** Registers a dataset version once per content hash; a second call with the same hash returns the first. */
+  constructor(private readonly db: Db) {
+    this.files = new DatasetFileStore(db);
+  }
+
+  /**
+   * Registers a dataset version once per content hash; a second call with the same hash returns the first. The
+   * version's files (already in the dataset store) are recorded either way, so a version registered before files
+   * were stored gets them when registered again.
+   */
   async registerVersion(input: {
     name: string; format: DatasetVersion['format']; contentHash: string; sourcePath: string;
-    items: NewDatasetItem[]; databases: NewDatasetDatabase[];
+    items: NewDatasetItem[]; databases: NewDatasetDatabase[]; files: NewDatasetFile[];
   }): Promise<{ version: DatasetVersion; created: boolean }> {
     return this.db.transaction().execute(async (tx) => {
       await tx.insertInto('datasets').values({ name: input.name }).onConflict((c) => c.column('name').doNothing()).execute();
@@ -49,6 +62,11 @@ export class DatasetRepository {
         }
       }
       const version = await this.versionQuery(tx).where('v.dataset_id', '=', dataset.id).where('v.content_hash', '=', input.contentHash).executeTakeFirstOrThrow();
+      for (let i = 0; i < input.files.length; i += 1000) {
+        await tx.insertInto('dataset_version_files')
+          .values(input.files.slice(i, i + 1000).map((f) => ({ version_id: version.id, path: f.path, sha256: f.sha256, size: f.size })))
+          .onConflict((c) => c.columns(['version_id', 'path']).doNothing()).execute();
+      }
       return { version, created: inserted !== undefined };
     });
   }

@@ -2,6 +2,7 @@ export * from './connection';
 export * from './schema';
 export * from './migrator';
 export * from './dataset.repository';
+export * from './dataset-file-store';
 export * from './stage.repository';
 export * from './run.repository';
 export * from './llm-cache.repository';

@@ -16,6 +16,11 @@ export interface DatasetItemsTable {
   evidence: string | null; gold_sql: string; difficulty: string | null; hardness: string | null;
   gold_flag: ColumnType<GoldFlag | null, GoldFlag | null | undefined, GoldFlag | null>; gold_flag_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
+/** A dataset file stored by content (sha256) in `dataset_file_chunks`; complete once this row is committed. */
+export interface DatasetFilesTable { sha256: string; size: number; chunk_count: number; stored_at: Timestamp }
+export interface DatasetFileChunksTable { sha256: string; idx: number; data: Buffer }
+/** The files a dataset version is made of (what its content hash covers), by path relative to the dataset folder. */
+export interface DatasetVersionFilesTable { version_id: number; path: string; sha256: string; size: number }
 /** Why an item's gold query cannot be scored against (set by `datasets add`); flagged items are left out of sweeps. */
 export type GoldFlag = 'error' | 'timeout' | 'refused' | 'truncated';
 export interface SweepsTable { id: string; name: string; source: string; config: Json<unknown>; config_hash: string; created_at: Timestamp }
@@ -69,6 +74,9 @@ export interface Database {
   dataset_versions: DatasetVersionsTable;
   dataset_databases: DatasetDatabasesTable;
   dataset_items: DatasetItemsTable;
+  dataset_files: DatasetFilesTable;
+  dataset_file_chunks: DatasetFileChunksTable;
+  dataset_version_files: DatasetVersionFilesTable;
   sweeps: SweepsTable;
   runs: RunsTable;
   variants: VariantsTable;

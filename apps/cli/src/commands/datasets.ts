@@ -24,7 +24,7 @@ export function registerDatasetsCommand(program: Command): void {
   const datasets = program.command('datasets').description('register and list dataset versions');
   datasets
     .command('add')
-    .description('register a dataset folder as a version (content hash of every file); make and verify read-only replicas')
+    .description('register a dataset folder as a version (content hash of every file); store its files in the dataset store once; make and verify read-only replicas')
     .argument('<name>')
     .requiredOption('--format <format>', 'spider | bird | minibench')
     .requiredOption('--path <dir>', 'dataset folder')
@@ -39,6 +39,7 @@ export function registerDatasetsCommand(program: Command): void {
           sandbox: { size: limits.SQLSWEEP_SANDBOX_SIZE, deadlineMs: limits.SQLSWEEP_SQL_DEADLINE_MS },
         });
         console.log(`${r.created ? 'registered' : 'already registered'}: ${name}@${r.version.contentHash.slice(0, 12)} (${r.items} items, ${r.databases} databases)`);
+        console.log(`  dataset store: ${r.stored.files} file(s) stored (${formatBytes(r.stored.bytes)}), ${r.stored.alreadyStored} already there`);
         for (const p of r.problems) console.log(`  flagged: ${p.file}${p.item ? ` item ${p.item}` : ''}: ${p.message}`);
         printGoldFlags(r);
       } catch (e) {
@@ -51,15 +52,52 @@ export function registerDatasetsCommand(program: Command): void {
       }
     });
   datasets
-    .command('list')
-    .description('list registered dataset versions')
+    .command('list', { isDefault: true })
+    .description('list registered dataset versions with their files\' size in the dataset store (the default)')
     .action(async () => {
       const core = await openCore();
       try {
-        const versions = await core.datasets.listVersions();
-        console.log(table(['dataset', 'version', 'format', 'items', 'path'], versions.map((v) => [v.datasetName, v.contentHash.slice(0, 12), v.format, v.itemCount, v.sourcePath])));
+        const [versions, sizes, totals] = await Promise.all([core.datasets.listVersions(), core.datasets.files.versionSizes(), core.datasets.files.totals()]);
+        console.log(table(['dataset', 'version', 'format', 'items', 'files', 'stored', 'registered from'], versions.map((v) => {
+          const size = sizes.get(v.id);
+          const stored = !size ? 'not stored: add it again' : size.missing > 0 ? `${size.missing} of ${size.files} missing: add it again` : formatBytes(size.bytes);
+          return [v.datasetName, v.contentHash.slice(0, 12), v.format, v.itemCount, size?.files ?? 0, stored, v.sourcePath];
+        })));
+        console.log(`dataset store: ${totals.files} files, ${formatBytes(totals.bytes)} (a file shared by versions is stored once)`);
       } finally {
         await core.close();
       }
     });
+  datasets
+    .command('gc')
+    .description('remove stored dataset files that no registered version names')
+    .option('--min-age-minutes <n>', 'keep files stored or found by a registration in the last n minutes (it may be about to name them)', (v) => parseMinutes(v), 10)
+    .action(async (opts: { minAgeMinutes: number }) => {
+      const core = await openCore();
+      try {
+        const removed = await core.datasets.files.gc({ minAgeMs: opts.minAgeMinutes * 60_000 });
+        const left = await core.datasets.files.totals();
+        console.log(`removed ${removed.files} unreferenced file(s), ${formatBytes(removed.bytes)}; the store keeps ${left.files} file(s), ${formatBytes(left.bytes)}`);
+      } finally {
+        await core.close();
+      }
+    });
+}
+
+function parseMinutes(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`--min-age-minutes: expected a number of minutes >= 0, got "${v}"`);
+  return n;
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return `${v.toFixed(1)} ${units[i]}`;
 }
