@@ -9,6 +9,7 @@ import { seededRng } from './rng';
 import { HttpError, hintsFromHeaders, parseConversation, type Conversation, type Dialect } from './conversation';
 import { SimBatches } from './batches';
 import { DEFAULT_SIM_CONFIG, loadSimConfig, type SimConfig, type SimModelConfig } from './sim-config';
+import { RollingWindowLimiter } from './rolling-window-limiter';
 import { TokenBucketLimiter } from './token-bucket-limiter';
 
 export interface LlmSimulatorOptions {
@@ -112,7 +113,7 @@ function errorBody(dialect: Dialect, err: HttpError): unknown {
 export class LlmSimulator {
   readonly index: GoldIndex;
   private readonly config: SimConfig;
-  private readonly limiters = new Map<string, TokenBucketLimiter>();
+  private readonly limiters = new Map<string, TokenBucketLimiter | RollingWindowLimiter>();
   private readonly cache = new PrefixCache();
   private readonly stats = new Map<string, ModelStats>();
   private readonly noise: () => number;
@@ -225,10 +226,10 @@ export class LlmSimulator {
     const prompt = promptTokens(conv.messages);
     let limiter = this.limiters.get(conv.model);
     if (!limiter) {
-      limiter = new TokenBucketLimiter(cfg);
+      limiter = cfg.accounting === 'openai' ? new RollingWindowLimiter(cfg) : new TokenBucketLimiter(cfg);
       this.limiters.set(conv.model, limiter);
     }
-    const verdict = limiter.admit(prompt.count);
+    const verdict = limiter.admit(prompt.count, conv.maxTokens ?? 0);
     if (!verdict.ok) {
       stats.rateLimited++;
       if (!Number.isFinite(verdict.retryAfterMs)) {

@@ -12,6 +12,14 @@ const simModelSchema = z
     outputTpm: z.number().positive().default(10_000_000),
     /** Seconds of limit a model may spend at once (token-bucket capacity); providers use 60. */
     burstSeconds: z.number().positive().default(60),
+    /**
+     * How limits are counted. `token-bucket` (Anthropic's way): input tokens against `tpm` at admission, output tokens
+     * against `outputTpm` as produced, buckets refilled continuously. `openai`: prompt + `max_tokens` charged at
+     * admission against the single `tpm`, in a rolling window of `windowSeconds` (limits scaled to it), never refunded.
+     */
+    accounting: z.enum(['token-bucket', 'openai']).default('token-bucket'),
+    /** The rolling window of the `openai` accounting; 60 like OpenAI's, shorter in tests. */
+    windowSeconds: z.number().positive().default(60),
     latencyMs: z
       .object({ median: z.number().nonnegative(), p95: z.number().nonnegative(), perOutputToken: z.number().nonnegative().default(0) })
       .strict()

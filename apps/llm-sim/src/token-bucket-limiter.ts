@@ -63,7 +63,7 @@ export class TokenBucketLimiter {
   }
 
   /** Admits a request of `inputTokens` (takes one request and its input tokens) or says how long to wait. */
-  admit(inputTokens: number, now = Date.now()): LimitVerdict {
+  admit(inputTokens: number, _maxTokens = 0, now = Date.now()): LimitVerdict {
     this.refill(now);
     if (inputTokens > this.input.capacity) {
       return { ok: false, retryAfterMs: Number.POSITIVE_INFINITY, headers: this.headers(now) };

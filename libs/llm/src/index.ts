@@ -4,6 +4,7 @@ export { loadModelCatalog, parseModelCatalog, type ModelCatalog, type ModelConfi
 export { estimateTokens, countTokens, countChatTokens } from './tokens';
 export { costUsd } from './pricing';
 export { LlmClient, type LlmClientOptions, type LlmBatchJob, type LlmBatchItemResult } from './llm-client';
+export { accountingOf, budgetLimits, type BudgetLimits, type RateAccounting } from './rate-accounting';
 export { RedisRateBudget, type RateBudget, type RedisRateBudgetOptions, type BudgetLease, type BudgetRequest, type BudgetSettlement } from './rate-budget';
 export { responseCacheKey, type ResponseCacheStore, type CachedLlmResponse, type CacheEntry, type CacheKeyParts } from './response-cache';
 export { isBatchCapable, type LlmProvider, type BatchCapableProvider, type BatchCall, type ProviderBatchStatus, type ProviderBatchResult, type ProviderCall, type ProviderResult, type RateLimitObservation } from './providers/provider';

@@ -6,7 +6,10 @@ import { costUsd } from './pricing';
 import { AnthropicProvider } from './providers/anthropic.provider';
 import { OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
 import { isBatchCapable, type BatchCapableProvider, type LlmProvider, type ProviderBatchStatus, type ProviderCall, type ProviderResult } from './providers/provider';
+import { admissionCharge, budgetLimits, settledCharge } from './rate-accounting';
 import type { BudgetLease, RateBudget } from './rate-budget';
+import { rateLimitObservation } from './providers/http-headers';
+import type { RateLimitObservation } from './providers/provider';
 import { responseCacheKey, type CacheEntry, type ResponseCacheStore } from './response-cache';
 import { estimateTokens } from './tokens';
 import type { LlmRequest, LlmResponse } from './types';
@@ -58,6 +61,8 @@ export class LlmClient {
   private readonly inFlight = new Map<string, Promise<LlmResponse>>();
   /** Running mean of output tokens per model: what the budget reserves before a call. */
   private readonly meanOutput = new Map<string, number>();
+  /** Models whose provider announced higher limits than the catalog declares (reported once per process). */
+  private readonly allowsMore = new Map<string, string>();
   private readonly claims?: ClaimKeeper;
   private readonly kept: KeptResponses;
 
@@ -80,6 +85,11 @@ export class LlmClient {
   /** The id this client's claims carry (absent without a claiming cache store). */
   get claimOwner(): string | undefined {
     return this.claims?.owner;
+  }
+
+  /** Models whose provider said it allows more than the catalog declares, with what it said. */
+  get limitsDeclaredTooLow(): ReadonlyMap<string, string> {
+    return this.allowsMore;
   }
 
   /** Responses received but not yet stored (the cache store was unreachable). */
@@ -292,13 +302,14 @@ export class LlmClient {
       throw new LlmError('bad_request', `${m.name}: ${inputEstimate} input + ${maxTokens} output tokens exceed the context window of ${m.config.contextWindow}`);
     }
     const outputEstimate = Math.min(maxTokens, Math.ceil(this.meanOutput.get(m.name) ?? Math.min(maxTokens, 256)));
+    const charge = admissionCharge(m.config.limits, { promptTokens: inputEstimate, maxTokens, expectedOutputTokens: outputEstimate });
     let lease: BudgetLease | undefined;
     if (budget) {
       lease = await budget.acquire({
         model: m.name,
-        limits: m.config.limits,
-        inputTokens: inputEstimate,
-        outputTokens: outputEstimate,
+        limits: budgetLimits(m.config.limits),
+        inputTokens: charge.inputTokens,
+        outputTokens: charge.outputTokens,
         priority: req.priority ?? 'nightly',
         leaseMs: m.providerConfig.timeoutMs + 5_000,
       });
@@ -317,13 +328,15 @@ export class LlmClient {
     } catch (err) {
       const error = err instanceof LlmError ? err : new LlmError('network', `${m.providerName}: ${(err as Error).message}`, { cause: err });
       if (budget && lease) await this.afterFailure(budget, lease, m, error);
+      // A 429 carries the provider's limits too: learn them at once.
+      if (budget) await this.learnLimits(budget, m, rateLimitObservation((error.cause as { headers?: Headers } | undefined)?.headers));
       this.log({ msg: 'llm call failed', ...req.attribution, model: m.name, provider: m.providerName, code: error.code, status: error.status, retryAfterMs: error.retryAfterMs, latencyMs: Date.now() - started });
       throw error;
     }
     const latencyMs = Date.now() - started;
     if (budget && lease) {
-      await budget.settle(lease, { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
-      await budget.observe(m.name, m.config.limits, result.rateLimit);
+      await budget.settle(lease, settledCharge(m.config.limits, maxTokens, result.usage));
+      await this.learnLimits(budget, m, result.rateLimit);
     }
     const previous = this.meanOutput.get(m.name);
     this.meanOutput.set(m.name, previous === undefined ? result.usage.outputTokens : previous * 0.9 + result.usage.outputTokens * 0.1);
@@ -339,6 +352,23 @@ export class LlmClient {
     };
     this.log({ msg: 'llm call', ...req.attribution, model: m.name, provider: m.providerName, ...response.usage, costUsd: response.costUsd, latencyMs, simulated: response.simulated, waitedMs: lease?.waitedMs ?? 0 });
     return response;
+  }
+
+  /** Feeds the provider's rate-limit headers to the shared budget, and reports a declared limit below the server's. */
+  private async learnLimits(budget: RateBudget, m: ResolvedModel, obs: RateLimitObservation): Promise<void> {
+    const declared = budgetLimits(m.config.limits);
+    await budget.observe(m.name, declared, obs);
+    if (this.allowsMore.has(m.name)) return;
+    const tokenField = declared.accounting === 'single-tpm' ? 'tpm' : 'inputTpm';
+    const more = [
+      obs.limitRequests !== undefined && obs.limitRequests > declared.rpm * 1.05 ? `rpm ${obs.limitRequests} (declared ${declared.rpm})` : '',
+      obs.limitInputTokens !== undefined && obs.limitInputTokens > declared.inputTpm * 1.05 ? `${tokenField} ${obs.limitInputTokens} (declared ${declared.inputTpm})` : '',
+      obs.limitOutputTokens !== undefined && obs.limitOutputTokens > declared.outputTpm * 1.05 ? `outputTpm ${obs.limitOutputTokens} (declared ${declared.outputTpm})` : '',
+    ].filter(Boolean);
+    if (more.length === 0) return;
+    const said = more.join(', ');
+    this.allowsMore.set(m.name, said);
+    this.log({ severity: 'warn', msg: `${m.name}: the provider allows more than the model catalog declares: ${said}; raise models.${m.name}.limits to use it`, model: m.name, provider: m.providerName });
   }
 
   private async afterFailure(budget: RateBudget, lease: BudgetLease, m: ResolvedModel, error: LlmError): Promise<void> {

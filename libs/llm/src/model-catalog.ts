@@ -17,14 +17,30 @@ const providerSchema = z
   })
   .strict();
 
+/**
+ * Limits as the provider counts them. `tpm` alone: one token limit charged prompt + max_tokens at admission
+ * (OpenAI, most OpenAI-compatible servers). `inputTpm` and `outputTpm`: input charged at admission, output as it is
+ * produced (Anthropic's ITPM/OTPM). The provider's rate-limit headers lower a declared limit that is too high.
+ */
 const limitsSchema = z
   .object({
     rpm: z.number().positive(),
-    inputTpm: z.number().positive(),
-    outputTpm: z.number().positive(),
+    tpm: z.number().positive().optional(),
+    inputTpm: z.number().positive().optional(),
+    outputTpm: z.number().positive().optional(),
     concurrency: z.number().int().positive(),
+    /** Whether prompt-cache reads count against the token limit (Anthropic: not for most current models). */
+    cacheReadsCount: z.boolean().default(true),
   })
-  .strict();
+  .strict()
+  .superRefine((l, ctx) => {
+    const split = l.inputTpm !== undefined || l.outputTpm !== undefined;
+    if (l.tpm !== undefined && split) {
+      ctx.addIssue({ code: 'custom', message: 'declare either tpm (one limit on prompt + max_tokens) or inputTpm and outputTpm, not both' });
+    } else if (l.tpm === undefined && (l.inputTpm === undefined || l.outputTpm === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'declare tpm (one limit on prompt + max_tokens), or both inputTpm and outputTpm' });
+    }
+  });
 
 const modelSchema = z
   .object({
@@ -73,11 +89,17 @@ export function parseModelCatalog(raw: unknown, source: string): ModelCatalog {
   const unknown = Object.entries(catalog.models)
     .filter(([, m]) => !(m.provider in catalog.providers))
     .map(([name, m]) => `models.${name}.provider: unknown provider "${m.provider}"`);
+  const accounting = Object.entries(catalog.models).flatMap(([name, m]) => {
+    const kind = catalog.providers[m.provider]?.kind;
+    if (kind === 'openai' && m.limits.tpm === undefined) return [`models.${name}.limits: OpenAI counts one TPM (prompt + max_tokens): declare tpm, not inputTpm/outputTpm`];
+    if (kind === 'anthropic' && m.limits.tpm !== undefined) return [`models.${name}.limits: Anthropic counts input (ITPM) and output (OTPM) apart: declare inputTpm and outputTpm, not tpm`];
+    return [];
+  });
   const noUrl = Object.entries(catalog.providers)
     .filter(([, p]) => p.kind === 'openai-compatible' && !p.baseUrl && !p.baseUrlEnv)
     .map(([name]) => `providers.${name}: an openai-compatible provider needs baseUrl or baseUrlEnv`);
-  if (unknown.length + noUrl.length > 0) {
-    throw new LlmError('config', `${source}: invalid model catalog:\n  ${[...unknown, ...noUrl].join('\n  ')}`);
+  if (unknown.length + noUrl.length + accounting.length > 0) {
+    throw new LlmError('config', `${source}: invalid model catalog:\n  ${[...unknown, ...accounting, ...noUrl].join('\n  ')}`);
   }
   return catalog;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { LlmError } from './errors';
-import type { ModelLimits } from './model-catalog';
+import type { BudgetLimits } from './rate-accounting';
 import { RedisRateBudget, type BudgetRequest } from './rate-budget';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -15,7 +15,7 @@ describe('RedisRateBudget (real Redis)', () => {
     connections.push(redis);
     return new RedisRateBudget({ redis, keyPrefix: prefix, burstSeconds: 1, maxWaitMs: 10_000, ...opts });
   };
-  const request = (limits: ModelLimits, extra: Partial<BudgetRequest> = {}): BudgetRequest => ({
+  const request = (limits: BudgetLimits, extra: Partial<BudgetRequest> = {}): BudgetRequest => ({
     model: 'm',
     limits,
     inputTokens: 10,

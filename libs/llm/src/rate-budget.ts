@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LlmError } from './errors';
-import type { ModelLimits } from './model-catalog';
 import type { RateLimitObservation } from './providers/provider';
+import type { BudgetLimits } from './rate-accounting';
 import type { LlmPriority } from './types';
 
 export interface BudgetRequest {
   model: string;
-  limits: ModelLimits;
+  limits: BudgetLimits;
+  /** Charged at admission: the single TPM's prompt + max_tokens, or ITPM's input (see rate-accounting.ts). */
   inputTokens: number;
   outputTokens: number;
   priority: LlmPriority;
@@ -18,7 +19,7 @@ export interface BudgetRequest {
 export interface BudgetLease {
   id: string;
   model: string;
-  limits: ModelLimits;
+  limits: BudgetLimits;
   inputTokens: number;
   outputTokens: number;
   waitedMs: number;
@@ -36,9 +37,17 @@ export interface BudgetSettlement {
 export interface RateBudget {
   acquire(req: BudgetRequest): Promise<BudgetLease>;
   settle(lease: BudgetLease, actual: BudgetSettlement): Promise<void>;
-  /** Lowers the budget to what the provider says is left. */
-  observe(model: string, limits: ModelLimits, obs: RateLimitObservation): Promise<void>;
-  /** No request for this model until `ms` from now (a 429's Retry-After). */
+  /**
+   * Learns from the provider's rate-limit headers: its per-minute limits (a declared limit above the server's is
+   * replaced by it, for every process, for `learnedTtlMs`) and what is left now (the bucket is lowered to it).
+   */
+  observe(model: string, limits: BudgetLimits, obs: RateLimitObservation): Promise<void>;
+  /** The limits the provider announced lately, where it did. */
+  learnedLimits(model: string): Promise<{ rpm?: number; inputTpm?: number; outputTpm?: number }>;
+  /**
+   * No request for this model until `ms` from now (a 429's Retry-After); then the buckets refill from empty, so
+   * the calls that waited are admitted at the budget's rate, never all at once.
+   */
   blockFor(model: string, ms: number): Promise<void>;
   /** Quota exhausted: the model's work stops with this reason until resumed. */
   pause(model: string, reason: string): Promise<void>;
@@ -51,17 +60,26 @@ export interface RedisRateBudgetOptions {
   keyPrefix?: string;
   /** Share of each limit kept unused, against clock skew and token-count drift (default 0.02). */
   headroom?: number;
-  /** Seconds of limit that may be spent at once; providers refill continuously over a minute (default 60). */
+  /** Seconds of limit that may be spent at once under token buckets that refill over a minute (default 60). */
   burstSeconds?: number;
+  /**
+   * The same under a rolling window (`single-tpm`, OpenAI): spending `rate x (60 + burst)` in some 60 s would be
+   * refused, so the burst must stay within the headroom (default 1 s with 2 % headroom).
+   */
+  rollingBurstSeconds?: number;
+  /** How long limits learned from headers replace declared ones (default 10 min; every response renews them). */
+  learnedTtlMs?: number;
   /** Longest time acquire() waits before giving up with LlmError('rate_limited') so a queue can reschedule. */
   maxWaitMs?: number;
 }
 
-// Token buckets for requests (r), input tokens (i) and output tokens (o), refilled continuously from Redis's
-// clock so every machine agrees. Concurrency is a sorted set of leases scored by expiry. Interactive callers
-// that must wait register in a sorted set; nightly callers yield while any is registered.
+// Token buckets for requests (r), input or single tokens (i) and output tokens (o), refilled continuously from
+// Redis's clock so every machine agrees. A bucket may go into debt by one call larger than its capacity, so a call
+// bigger than the burst is still admitted once the bucket is full. Limits learned from the provider's headers
+// (KEYS[6]) replace declared ones that are higher. Concurrency is a sorted set of leases scored by expiry.
+// Interactive callers that must wait register in a sorted set; nightly callers yield while any is registered.
 const ACQUIRE = `
-local bucket, leases, block, waiting, paused = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local bucket, leases, block, waiting, paused, learned = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local rpm, itpm, otpm, conc = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local inTok, outTok, id, leaseMs, priority = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8]), ARGV[9]
 local scale, burst = tonumber(ARGV[10]), tonumber(ARGV[11])
@@ -70,7 +88,13 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if redis.call('EXISTS', paused) == 1 then return {-2, 0} end
 local blockedUntil = tonumber(redis.call('GET', block) or '0')
 if blockedUntil > now then return {0, blockedUntil - now} end
-local rate = {rpm * scale / 60000, itpm * scale / 60000, otpm * scale / 60000}
+local l = redis.call('HMGET', learned, 'r', 'i', 'o')
+local perMin = {rpm, itpm, otpm}
+for k = 1, 3 do
+  local v = tonumber(l[k])
+  if v ~= nil and v < perMin[k] then perMin[k] = v end
+end
+local rate = {perMin[1] * scale / 60000, perMin[2] * scale / 60000, perMin[3] * scale / 60000}
 local cap = {rate[1] * burst * 1000, rate[2] * burst * 1000, rate[3] * burst * 1000}
 local s = redis.call('HMGET', bucket, 'r', 'i', 'o', 't')
 local last = tonumber(s[4]) or now
@@ -80,22 +104,23 @@ for k = 1, 3 do
   if v == nil then v = cap[k] end
   lvl[k] = math.min(cap[k], v + math.max(0, now - last) * rate[k])
 end
-redis.call('HSET', bucket, 'r', lvl[1], 'i', lvl[2], 'o', lvl[3], 't', now)
+redis.call('HSET', bucket, 'r', lvl[1], 'i', lvl[2], 'o', lvl[3], 't', math.max(now, last))
 redis.call('PEXPIRE', bucket, 3600000)
 redis.call('ZREMRANGEBYSCORE', waiting, '-inf', now)
 if priority ~= 'interactive' and redis.call('ZCARD', waiting) > 0 then return {0, 50} end
 redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
 local wait = 0
 if redis.call('ZCARD', leases) >= conc then wait = 20 end
-local need = {math.min(1, cap[1]), math.min(inTok, cap[2]), math.min(outTok, cap[3])}
+local take = {1, inTok, outTok}
 for k = 1, 3 do
-  if lvl[k] < need[k] then wait = math.max(wait, math.ceil((need[k] - lvl[k]) / rate[k])) end
+  local need = math.min(take[k], cap[k])
+  if lvl[k] < need then wait = math.max(wait, math.ceil((need - lvl[k]) / rate[k])) end
 end
 if wait > 0 then
   if priority == 'interactive' then redis.call('ZADD', waiting, now + wait + 1000, id) end
   return {0, wait}
 end
-redis.call('HSET', bucket, 'r', lvl[1] - need[1], 'i', lvl[2] - need[2], 'o', lvl[3] - need[3])
+redis.call('HSET', bucket, 'r', lvl[1] - take[1], 'i', lvl[2] - take[2], 'o', lvl[3] - take[3])
 redis.call('ZADD', leases, now + leaseMs, id)
 redis.call('PEXPIRE', leases, leaseMs + 60000)
 redis.call('ZREM', waiting, id)
@@ -115,10 +140,16 @@ redis.call('HSET', bucket, 'r', math.min(capR, tonumber(s[1]) + dr), 'i', math.m
 return 1
 `;
 
+// ARGV 1-3: remaining requests, tokens, output tokens; 4-6: the provider's per-minute limits; -1 where not said.
 const OBSERVE = `
-local bucket = KEYS[1]
-if redis.call('EXISTS', bucket) == 0 then return 0 end
+local bucket, learned = KEYS[1], KEYS[2]
 local fields = {'r', 'i', 'o'}
+for k = 1, 3 do
+  local limit = tonumber(ARGV[k + 3])
+  if limit > 0 then redis.call('HSET', learned, fields[k], limit) end
+end
+redis.call('PEXPIRE', learned, tonumber(ARGV[7]))
+if redis.call('EXISTS', bucket) == 0 then return 0 end
 for k = 1, 3 do
   local remaining = tonumber(ARGV[k])
   if remaining >= 0 then
@@ -129,10 +160,16 @@ end
 return 1
 `;
 
+// The block, and buckets emptied to refill from its end: what waited is then admitted at the budget's rate.
 const BLOCK = `
 local t = redis.call('TIME')
 local untilMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
 if untilMs > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], untilMs, 'PX', tonumber(ARGV[1]) + 1000) end
+local s = redis.call('HMGET', KEYS[2], 'r', 'i', 'o')
+local lvl = {}
+for k = 1, 3 do lvl[k] = math.min(0, tonumber(s[k]) or 0) end
+redis.call('HSET', KEYS[2], 'r', lvl[1], 'i', lvl[2], 'o', lvl[3], 't', untilMs)
+redis.call('PEXPIRE', KEYS[2], 3600000)
 return 1
 `;
 
@@ -146,6 +183,8 @@ export class RedisRateBudget implements RateBudget {
   private readonly prefix: string;
   private readonly scale: number;
   private readonly burstSeconds: number;
+  private readonly rollingBurstSeconds: number;
+  private readonly learnedTtlMs: number;
   private readonly maxWaitMs: number;
 
   constructor(opts: RedisRateBudgetOptions) {
@@ -153,6 +192,8 @@ export class RedisRateBudget implements RateBudget {
     this.prefix = opts.keyPrefix ?? 'sqlsweep:llm-budget';
     this.scale = 1 - (opts.headroom ?? 0.02);
     this.burstSeconds = opts.burstSeconds ?? 60;
+    this.rollingBurstSeconds = opts.rollingBurstSeconds ?? 1;
+    this.learnedTtlMs = opts.learnedTtlMs ?? 600_000;
     this.maxWaitMs = opts.maxWaitMs ?? 60_000;
   }
 
@@ -160,15 +201,19 @@ export class RedisRateBudget implements RateBudget {
     return `${this.prefix}:{${model}}:${part}`;
   }
 
-  private caps(limits: ModelLimits): [number, number, number] {
-    const f = (this.scale * this.burstSeconds) / 60;
+  private burst(limits: BudgetLimits): number {
+    return limits.accounting === 'single-tpm' ? this.rollingBurstSeconds : this.burstSeconds;
+  }
+
+  private caps(limits: BudgetLimits): [number, number, number] {
+    const f = (this.scale * this.burst(limits)) / 60;
     return [limits.rpm * f, limits.inputTpm * f, limits.outputTpm * f];
   }
 
   async acquire(req: BudgetRequest): Promise<BudgetLease> {
     const id = randomUUID();
     const started = Date.now();
-    const keys = ['bucket', 'leases', 'block', 'waiting', 'paused'].map((p) => this.key(req.model, p));
+    const keys = ['bucket', 'leases', 'block', 'waiting', 'paused', 'learned'].map((p) => this.key(req.model, p));
     for (;;) {
       const [granted, waitMs] = (await this.redis.eval(
         ACQUIRE,
@@ -184,7 +229,7 @@ export class RedisRateBudget implements RateBudget {
         req.leaseMs,
         req.priority,
         this.scale,
-        this.burstSeconds,
+        this.burst(req.limits),
       )) as [number, number];
       if (granted === 1) {
         return { id, model: req.model, limits: req.limits, inputTokens: req.inputTokens, outputTokens: req.outputTokens, waitedMs: Date.now() - started };
@@ -197,8 +242,8 @@ export class RedisRateBudget implements RateBudget {
       if (waited + waitMs > this.maxWaitMs) {
         throw new LlmError('rate_limited', `${req.model}: rate budget exhausted for the next ${waitMs} ms`, { retryAfterMs: waitMs });
       }
-      // A little jitter so waiting processes do not all retry in the same millisecond.
-      await sleep(waitMs + Math.random() * 5);
+      // Jitter so waiting processes do not all come back in the same millisecond (after a Retry-After they would).
+      await sleep(waitMs + Math.random() * Math.min(50, 5 + waitMs * 0.1));
     }
   }
 
@@ -219,13 +264,19 @@ export class RedisRateBudget implements RateBudget {
     );
   }
 
-  async observe(model: string, _limits: ModelLimits, obs: RateLimitObservation): Promise<void> {
-    if (obs.remainingRequests === undefined && obs.remainingInputTokens === undefined && obs.remainingOutputTokens === undefined) return;
-    await this.redis.eval(OBSERVE, 1, this.key(model, 'bucket'), obs.remainingRequests ?? -1, obs.remainingInputTokens ?? -1, obs.remainingOutputTokens ?? -1);
+  async observe(model: string, _limits: BudgetLimits, obs: RateLimitObservation): Promise<void> {
+    const values = [obs.remainingRequests, obs.remainingInputTokens, obs.remainingOutputTokens, obs.limitRequests, obs.limitInputTokens, obs.limitOutputTokens];
+    if (values.every((v) => v === undefined)) return;
+    await this.redis.eval(OBSERVE, 2, this.key(model, 'bucket'), this.key(model, 'learned'), ...values.map((v) => v ?? -1), this.learnedTtlMs);
+  }
+
+  async learnedLimits(model: string): Promise<{ rpm?: number; inputTpm?: number; outputTpm?: number }> {
+    const [r, i, o] = await this.redis.hmget(this.key(model, 'learned'), 'r', 'i', 'o');
+    return { ...(r ? { rpm: Number(r) } : {}), ...(i ? { inputTpm: Number(i) } : {}), ...(o ? { outputTpm: Number(o) } : {}) };
   }
 
   async blockFor(model: string, ms: number): Promise<void> {
-    await this.redis.eval(BLOCK, 1, this.key(model, 'block'), Math.max(1, Math.ceil(ms)));
+    await this.redis.eval(BLOCK, 2, this.key(model, 'block'), this.key(model, 'bucket'), Math.max(1, Math.ceil(ms)));
   }
 
   async pause(model: string, reason: string): Promise<void> {

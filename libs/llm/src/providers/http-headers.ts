@@ -29,6 +29,12 @@ export function rateLimitObservation(headers: HeaderSource): RateLimitObservatio
   if (requests !== undefined) obs.remainingRequests = requests;
   if (input !== undefined) obs.remainingInputTokens = input;
   if (output !== undefined) obs.remainingOutputTokens = output;
+  const limitRequests = num(headers, 'x-ratelimit-limit-requests') ?? num(headers, 'anthropic-ratelimit-requests-limit');
+  const limitInput = num(headers, 'x-ratelimit-limit-tokens') ?? num(headers, 'anthropic-ratelimit-input-tokens-limit');
+  const limitOutput = num(headers, 'anthropic-ratelimit-output-tokens-limit');
+  if (limitRequests !== undefined && limitRequests > 0) obs.limitRequests = limitRequests;
+  if (limitInput !== undefined && limitInput > 0) obs.limitInputTokens = limitInput;
+  if (limitOutput !== undefined && limitOutput > 0) obs.limitOutputTokens = limitOutput;
   return obs;
 }
 

@@ -10,11 +10,15 @@ export interface ProviderCall {
   timeoutMs: number;
 }
 
-/** Remaining capacity as the provider reports it in its rate-limit headers. */
+/** Limits and remaining capacity as the provider reports them in its rate-limit headers (limits per minute). */
 export interface RateLimitObservation {
   remainingRequests?: number;
+  /** The single token limit's remaining (OpenAI), or the input tokens' (Anthropic). */
   remainingInputTokens?: number;
   remainingOutputTokens?: number;
+  limitRequests?: number;
+  limitInputTokens?: number;
+  limitOutputTokens?: number;
 }
 
 export interface ProviderResult {

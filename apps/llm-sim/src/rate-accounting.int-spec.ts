@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { LlmClient, LlmError, RedisRateBudget, estimateTokens, parseModelCatalog, type LlmResponse } from '@sqlsweep/llm';
+import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
+import { parseSimConfig } from './sim-config';
+import { BIRD_SAMPLE, datasetsPresent, sqlPrompt } from './testing/sim-fixtures';
+
+const describeIf = datasetsPresent ? describe : describe.skip;
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+// A one-second rolling window stands in for OpenAI's minute: per-minute limits are scaled to it by the simulator.
+// 180k TPM = 3,000 tokens per second: about six calls of a ~60-token prompt + 400 max_tokens.
+const SERVER_TPM = 180_000;
+const MAX_TOKENS = 400;
+
+const simConfig = parseSimConfig(
+  {
+    models: {
+      'o-exact': { accuracy: 1, accounting: 'openai', windowSeconds: 1, rpm: 60_000, tpm: SERVER_TPM },
+      'o-high': { accuracy: 1, accounting: 'openai', windowSeconds: 1, rpm: 60_000, tpm: SERVER_TPM },
+      'o-low': { accuracy: 1, accounting: 'openai', windowSeconds: 1, rpm: 60_000, tpm: SERVER_TPM },
+      // Anthropic-style token buckets, 4 requests per second.
+      'b-herd': { accuracy: 1, rpm: 240, burstSeconds: 60 },
+    },
+  },
+  'rate-accounting spec',
+);
+
+describeIf('budgeting what the provider counts (real simulator, real Redis)', () => {
+  let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
+  let redis: Redis;
+  const prefix = `test-rate-accounting-${randomUUID()}`;
+  const questions = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as Array<{ question: string }>;
+  const pricing = { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 };
+
+  const catalog = () =>
+    parseModelCatalog(
+      {
+        providers: { sim: { kind: 'openai-compatible', baseUrlEnv: 'SIM_URL', simulated: true, timeoutMs: 10_000 } },
+        models: {
+          'o-exact': { provider: 'sim', pricing, contextWindow: 128_000, limits: { rpm: 60_000, tpm: SERVER_TPM, concurrency: 64 } },
+          'o-high': { provider: 'sim', pricing, contextWindow: 128_000, limits: { rpm: 60_000, tpm: SERVER_TPM * 4, concurrency: 64 } },
+          'o-low': { provider: 'sim', pricing, contextWindow: 128_000, limits: { rpm: 60_000, tpm: SERVER_TPM / 2, concurrency: 64 } },
+          'b-herd': { provider: 'sim', pricing, contextWindow: 128_000, limits: { rpm: 240, inputTpm: 10_000_000, outputTpm: 10_000_000, concurrency: 64 } },
+        },
+      },
+      'rate-accounting spec catalog',
+    );
+
+  const client = (logs: object[] = []) => {
+    // The client's burst must fit in the headroom of the server's (here one-second) window: 20 % of 1 s.
+    const budget = new RedisRateBudget({ redis, keyPrefix: `${prefix}:${randomUUID()}`, headroom: 0.2, rollingBurstSeconds: 0.01, maxWaitMs: 30_000 });
+    return { budget, llm: new LlmClient({ catalog: catalog(), env: { SIM_URL: sim.url }, budget, logger: (o) => logs.push(o) }) };
+  };
+
+  /** n calls at once, each retried after a provider 429 the way a queue would (after its Retry-After). */
+  const callAll = (llm: LlmClient, model: string, n: number) =>
+    Promise.all(
+      Array.from({ length: n }, async (_, i): Promise<LlmResponse> => {
+        for (;;) {
+          try {
+            return await llm.complete({ model, messages: sqlPrompt(questions[i]!.question), temperature: 0, maxTokens: MAX_TOKENS, sampleIndex: 0, templateVersion: 'v1', noCache: true });
+          } catch (err) {
+            if (!(err instanceof LlmError) || err.code !== 'rate_limited') throw err;
+            await new Promise((r) => setTimeout(r, err.retryAfterMs ?? 500));
+          }
+        }
+      }),
+    );
+
+  beforeAll(async () => {
+    sim = await startLlmSimulator({ datasetDirs: [BIRD_SAMPLE], config: simConfig });
+    redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  });
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+    await sim.close();
+  });
+
+  it('charges prompt + max_tokens at admission under a single TPM, so a server counting that way refuses nothing', async () => {
+    const { llm } = client();
+    const prompt = estimateTokens('o-exact', sqlPrompt(questions[0]!.question));
+    expect(prompt + MAX_TOKENS).toBeLessThan(600); // about five calls fit the server's window
+    const started = Date.now();
+    const responses = await callAll(llm, 'o-exact', 12);
+    expect(responses).toHaveLength(12);
+    const stats = sim.simulator.statsSnapshot()['o-exact']!;
+    expect(stats.rateLimited).toBe(0);
+    expect(stats.ok).toBe(12);
+    // 12 x ~460 tokens at 80 % of 3,000/s: the budget paced them by what the server charges, not by the ~20 output tokens.
+    expect(Date.now() - started).toBeGreaterThan(1_000);
+  });
+
+  it('learns the server limits from x-ratelimit-* headers: a limit declared 4x too high converges, one 2x too low is reported', async () => {
+    const logs: object[] = [];
+    const high = client(logs);
+    await callAll(high.llm, 'o-high', 16);
+    await expect(high.budget.learnedLimits('o-high')).resolves.toMatchObject({ inputTpm: SERVER_TPM });
+    // Only the calls sent before the first answer came back can be refused.
+    const refusedHigh = sim.simulator.statsSnapshot()['o-high']!.rateLimited;
+    expect(refusedHigh).toBeLessThanOrEqual(6);
+    const before = refusedHigh;
+    await callAll(high.llm, 'o-high', 12);
+    expect(sim.simulator.statsSnapshot()['o-high']!.rateLimited - before).toBeLessThanOrEqual(1);
+
+    const low = client(logs);
+    await callAll(low.llm, 'o-low', 2);
+    expect(low.llm.limitsDeclaredTooLow.get('o-low')).toContain(`tpm ${SERVER_TPM} (declared ${SERVER_TPM / 2})`);
+    expect(logs).toContainEqual(expect.objectContaining({ severity: 'warn', model: 'o-low', msg: expect.stringContaining('the provider allows more') }));
+    expect(sim.simulator.statsSnapshot()['o-low']!.rateLimited).toBe(0);
+  });
+
+  it('after a Retry-After admits the waiting calls at the budget rate, not all at once', async () => {
+    // Another application on the same key empties the server's bucket (240 requests of burst) and goes on until
+    // refused, so our first calls are refused before any answer tells the budget what is left.
+    const other = new LlmClient({ catalog: catalog(), env: { SIM_URL: sim.url } });
+    await Promise.all(
+      Array.from({ length: 250 }, (_, i) =>
+        other.complete({ model: 'b-herd', messages: sqlPrompt(questions[i % 20]!.question), temperature: 0, maxTokens: MAX_TOKENS, sampleIndex: 0, templateVersion: 'v1', noCache: true }).catch(() => undefined),
+      ),
+    );
+    const before = sim.simulator.statsSnapshot()['b-herd']!;
+    const logs: Array<{ msg?: string; status?: number; at: number }> = [];
+    const budget = client().budget;
+    const llm = new LlmClient({ catalog: catalog(), env: { SIM_URL: sim.url }, budget, logger: (o) => logs.push({ ...o, at: Date.now() }) });
+    await callAll(llm, 'b-herd', 12);
+    const after = sim.simulator.statsSnapshot()['b-herd']!;
+    expect(after.ok - before.ok).toBe(12);
+    // The first wave (sent before the first 429 came back) is refused; what waited is then paced at 4/s by the
+    // budget and fits the server's refill. Released all at once, every wave would be refused but one call.
+    const refusals = logs.filter((l) => l.msg === 'llm call failed' && l.status === 429).map((l) => l.at);
+    expect(after.rateLimited - before.rateLimited).toBe(refusals.length);
+    const firstWaveEnds = refusals[0]! + 100;
+    expect(refusals.filter((t) => t > firstWaveEnds).length).toBeLessThanOrEqual(2);
+  });
+});
