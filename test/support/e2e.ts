@@ -34,11 +34,17 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   return { ...handle(child), url };
 }
 
-/** Worker processes exactly as production starts them; `onLogLine` receives their log lines instead of stdout. */
-export function startWorkers(count: number, env: NodeJS.ProcessEnv, onLogLine?: (line: string) => void): Proc[] {
+/** SWC finds the repository's tsconfig (decorators, path aliases) whatever directory a process starts in. */
+const swcProject = { SWC_NODE_PROJECT: join(repoRoot, 'tsconfig.json') };
+
+/**
+ * Worker processes exactly as production starts them; `onLogLine` receives their log lines instead of stdout;
+ * `cwd` starts them in another directory than the repository's.
+ */
+export function startWorkers(count: number, env: NodeJS.ProcessEnv, onLogLine?: (line: string) => void, cwd = repoRoot): Proc[] {
   return Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, [...tsNode, 'apps/worker/src/main.ts'], {
-      cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', onLogLine ? 'pipe' : 'inherit', 'inherit'],
+    const child = spawn(process.execPath, ['-r', require.resolve('@swc-node/register'), join(repoRoot, 'apps/worker/src/main.ts')], {
+      cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...swcProject, ...env }, stdio: ['ignore', onLogLine ? 'pipe' : 'inherit', 'inherit'],
     });
     if (onLogLine) createInterface({ input: child.stdout! }).on('line', onLogLine);
     return handle(child);
@@ -56,9 +62,9 @@ export interface RunningCli {
   finished: Promise<CliResult>;
 }
 
-/** Starts `sqlsweep <args>` as a user would and returns at once. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), ...args], { cwd: repoRoot, env: { ...process.env, ...env } });
+/** Starts `sqlsweep <args>` as a user would (in `cwd`, the repository by default) and returns at once. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): RunningCli {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), ...args], { cwd, env: { ...process.env, ...swcProject, ...env } });
   const out = { stdout: '', stderr: '', exited: false };
   child.stdout.on('data', (d: Buffer) => (out.stdout += d));
   child.stderr.on('data', (d: Buffer) => (out.stderr += d));
@@ -70,8 +76,8 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
 }
 
 /** Runs `sqlsweep <args>` as a user would, returning its exit code and output. */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 240_000): Promise<CliResult> {
-  const cli = spawnCli(args, env);
+export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 240_000, cwd = repoRoot): Promise<CliResult> {
+  const cli = spawnCli(args, env, cwd);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
