@@ -16,6 +16,11 @@ function stopper(child: ChildProcess, graceMs = 10_000): () => Promise<void> {
   });
 }
 
+/** A child process with a graceful stop (SIGTERM, SIGKILL after `graceMs`). */
+export function localProcess(child: ChildProcess, graceMs?: number): LocalProcess {
+  return { child, stop: stopper(child, graceMs) };
+}
+
 export interface SpawnWorkersOptions {
   roles?: string;
   stdio?: 'inherit' | 'ignore';
