@@ -83,5 +83,9 @@ describe('datasets that travel: a version registered in one checkout, swept by w
     const listed = await cliIn(checkoutB, ['datasets']);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`minibench +${hash} +minibench +\\d+ +\\d+ +[\\d.]+ (KiB|MiB)`));
+    // Every stored file is named by the version: gc keeps them all.
+    const gc = await cliIn(checkoutB, ['datasets', 'gc', '--min-age-minutes', '0']);
+    expect(gc).toMatchObject({ code: 0, stderr: '' });
+    expect(gc.stdout).toMatch(/^removed 0 unreferenced file\(s\), 0 B; the store keeps \d+ file\(s\)/);
   });
 });

@@ -22,9 +22,13 @@ export class DatasetFileStore {
    * their version is being registered leaves them alone (see `gc`'s minimum age).
    */
   async storedAmong(sha256s: string[]): Promise<Set<string>> {
-    if (sha256s.length === 0) return new Set();
-    const rows = await this.db.updateTable('dataset_files').set({ stored_at: sql<Date>`now()` }).where('sha256', 'in', sha256s).returning('sha256').execute();
-    return new Set(rows.map((r) => r.sha256));
+    const found = new Set<string>();
+    for (let i = 0; i < sha256s.length; i += 1000) {
+      const rows = await this.db.updateTable('dataset_files').set({ stored_at: sql<Date>`now()` })
+        .where('sha256', 'in', sha256s.slice(i, i + 1000)).returning('sha256').execute();
+      for (const r of rows) found.add(r.sha256);
+    }
+    return found;
   }
 
   async isStored(sha256: string): Promise<boolean> {
