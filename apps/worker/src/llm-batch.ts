@@ -50,7 +50,7 @@ export class LlmBatchRunner {
     try {
       submitted = await this.deps.llm.submitBatch(groups.map((g) => g.request));
     } catch (e) {
-      throw await runner.translate(e, job);
+      throw await runner.translate(e, job, token);
     }
     const stagesOf = new Map(groups.map((g) => [g.request, g.stages]));
     for (const hit of submitted.cached) await this.storeAnswer(stagesOf.get(hit.request) ?? [], hit.request, hit.response!, job);

@@ -8,7 +8,7 @@ import { stageImplementations, type LlmStage, type RetrievalServices, type Stage
 import type { LlmRequest, LlmResponse } from '@sqlsweep/llm';
 import { GroupCommit } from './group-commit';
 import { WorkerDataset } from './stage-services';
-import { priorities, Worker, UnrecoverableError, type Job, type QueueClient } from '@sqlsweep/queue';
+import { DelayedError, priorities, Worker, UnrecoverableError, type Job, type QueueClient } from '@sqlsweep/queue';
 import type { SandboxPool } from '@sqlsweep/sql-sandbox';
 
 export interface StageRunnerDeps {
@@ -23,6 +23,8 @@ export interface StageRunnerDeps {
   replicas: ReplicaMaterializer;
   sqlDeadlineMs: number;
   log: (obj: Record<string, unknown>, msg: string) => void;
+  /** How often a job of a model paused for its quota looks again whether the pause was lifted (default 10 s). */
+  pausedRecheckMs?: number;
 }
 
 interface LoadedDatabase { schema: DatabaseSchema; dbPath: string }
@@ -57,7 +59,7 @@ export class StageRunner {
 
   constructor(private readonly deps: StageRunnerDeps) {}
 
-  async run(p: StageJobPayload, job: Job): Promise<void> {
+  async run(p: StageJobPayload, job: Job, token?: string): Promise<void> {
     const clock = new PhaseClock();
     // A stage whose inputs came with its job, or that has none, skips the existence check: only a retry finds its
     // result stored, and recomputing it then is cheap (an LLM stage's answer comes from the response cache) and
@@ -69,7 +71,7 @@ export class StageRunner {
       const impl = this.implementation(p);
       const ctx = await this.context(p, job, stored);
       clock.lap('load');
-      run = await this.work(impl, ctx, p, job);
+      run = await this.work(impl, ctx, p, job, token);
       clock.lap('work');
     } else {
       clock.lap('load');
@@ -95,13 +97,13 @@ export class StageRunner {
     }
   }
 
-  private async work(impl: StageImplementation, ctx: StageContext, p: StageJobPayload, job: Job): Promise<StageRun> {
+  private async work(impl: StageImplementation, ctx: StageContext, p: StageJobPayload, job: Job, token?: string): Promise<StageRun> {
     const started = performance.now();
     try {
       const run = impl.kind === 'compute' ? await impl.run(ctx) : (impl.skip?.(ctx) ?? await this.ask(impl, ctx, p));
       return { ...run, latencyMs: run.latencyMs ?? performance.now() - started };
     } catch (e) {
-      throw await this.translate(e, job);
+      throw await this.translate(e, job, token);
     }
   }
 
@@ -175,15 +177,24 @@ export class StageRunner {
     return llmStageRun(stage, ctx, request, await this.deps.llm.complete(request));
   }
 
-  /** LLM errors become BullMQ's vocabulary: rate limits wait, quota and bad requests stop, the rest retry. */
-  async translate(e: unknown, job: Job): Promise<Error> {
+  /**
+   * LLM errors become BullMQ's vocabulary: rate limits wait; a model paused for its quota waits until someone resumes
+   * it (`sqlsweep models resume`), its jobs looking again every `pausedRecheckMs` without spending an attempt; bad
+   * requests stop; the rest retry.
+   */
+  async translate(e: unknown, job: Job, token?: string): Promise<Error> {
     if (!isLlmError(e)) return e instanceof Error ? e : new Error(String(e));
     const d = queueDisposition(e);
     if (d.action === 'rate_limit') {
       await this.deps.queue.queue(job.queueName).rateLimit(d.delayMs);
       return Worker.RateLimitError();
     }
-    if (d.action === 'pause_model') return new UnrecoverableError(`model paused: ${d.reason}`);
+    if (d.action === 'pause_model') {
+      if (!token) return new UnrecoverableError(`model paused: ${d.reason}`);
+      this.deps.log({ jobId: job.id, err: e.message }, 'waiting: model paused');
+      await job.moveToDelayed(Date.now() + (this.deps.pausedRecheckMs ?? 10_000), token);
+      return new DelayedError();
+    }
     if (d.action === 'fail') return new UnrecoverableError(e.message);
     return e;
   }

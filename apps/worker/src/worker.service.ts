@@ -86,7 +86,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
         for (const p of stagesEndedBy(job)) void runner.fail(p, error).catch((e: Error) => this.log.error({ stageKey: p.stageKey, err: e.message }, 'recording a failure failed: the reconciler will run the stage again'));
       },
     });
-    const stage = (p: Parameters<StageRunner['run']>[0], job: Parameters<StageRunner['run']>[1]) => runner.run(p, job);
+    const stage = (p: Parameters<StageRunner['run']>[0], job: Parameters<StageRunner['run']>[1], token?: string) => runner.run(p, job, token);
     const datasets = new DatasetRepository(this.db);
     const retrieval = this.retrieval;
     const batches = new LlmBatchRunner({ runner, llm, stages: new StageRepository(this.db), pollMs: env.SQLSWEEP_BATCH_POLL_MS });

@@ -43,7 +43,10 @@ export function isLlmError(err: unknown): err is LlmError {
 export type QueueDisposition =
   /** Put the job back to waiting for `delayMs` (BullMQ: `await worker.rateLimit(delayMs); throw Worker.RateLimitError()`). */
   | { action: 'rate_limit'; delayMs: number }
-  /** Stop the model's work with this status; do not retry in a loop (BullMQ: pause, then `UnrecoverableError`). */
+  /**
+   * The model's work waits until someone resumes it (`sqlsweep models resume`): no attempt spent, no retry loop
+   * against the provider (BullMQ: move the job to delayed and look again later; the shared budget holds calls back).
+   */
   | { action: 'pause_model'; reason: string }
   /** Throw to let the queue's backoff retry it. */
   | { action: 'retry' }

@@ -11,3 +11,4 @@ export { isBatchCapable, type LlmProvider, type BatchCapableProvider, type Batch
 export { OpenAiCompatibleProvider, llmErrorFromSdk } from './providers/openai-compatible.provider';
 export { AnthropicProvider } from './providers/anthropic.provider';
 export { DEFAULT_CLAIM_TTL_MS } from './claim-keeper';
+export { ModelPauses, llmBudgetPrefix, type ModelPause } from './model-pauses';
