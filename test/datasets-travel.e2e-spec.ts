@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildMinibench } from '../data/minibench/build';
@@ -87,5 +87,31 @@ describe('datasets that travel: a version registered in one checkout, swept by w
     const gc = await cliIn(checkoutB, ['datasets', 'gc', '--min-age-minutes', '0']);
     expect(gc).toMatchObject({ code: 0, stderr: '' });
     expect(gc.stdout).toMatch(/^removed 0 unreferenced file\(s\), 0 B; the store keeps \d+ file\(s\)/);
+  });
+
+  it('a version whose files are not in the store errors its items naming the file and the command that stores it', async () => {
+    const version = await stack.db.selectFrom('dataset_versions').select(['id', 'source_path']).executeTakeFirstOrThrow();
+    // As a version registered before the store existed: no file list, its files collected.
+    await stack.db.deleteFrom('dataset_version_files').where('version_id', '=', version.id).execute();
+    expect((await cliIn(checkoutB, ['datasets', 'gc', '--min-age-minutes', '0'])).stdout).toMatch(/^removed [1-9]\d* unreferenced file\(s\)/);
+    expect((await cliIn(checkoutB, ['datasets'])).stdout).toMatch(/not stored: add it again/);
+
+    await Promise.all(workers.map((w) => w.stop()));
+    workers = startWorkers(1, { ...env(), SQLSWEEP_DATA_DIR: 'fresh-data' }, undefined, workerCwd);
+    const other = join(root, 'other-items.yaml');
+    writeFileSync(other, readFileSync(config, 'utf8').replace(`items: { limit: ${ITEMS} }`, 'items: { offset: 30, limit: 1 }'));
+    const run = await cliIn(checkoutB, ['run', other, '--workers', '0', '--no-progress']);
+    const runId = runIdOf(run.stdout);
+    const failures = await stack.db.selectFrom('stage_failures').select('error').where('run_id', '=', runId).execute();
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures[0].error).toMatch(new RegExp(`dataset version minibench@[0-9a-f]{12}: database \\w+ \\(dev_databases/\\w+/\\w+\\.sqlite, sha256 [0-9a-f]{12}\\) `
+      + `is not in the dataset store; store it by registering the dataset again \\(sqlsweep datasets add minibench --format minibench --path ${version.source_path}\\), then run the sweep again`));
+    expect(await stack.db.selectFrom('item_results').select('errored').where('run_id', '=', runId).execute()).toEqual([{ errored: true }]);
+
+    // Registering again stores the files, and the sweep run again gives the item its result.
+    const again = await cliIn(checkoutB, ['datasets', 'add', 'minibench', '--format', 'minibench', '--path', 'data/minibench/dist']);
+    expect(again.stdout).toMatch(/dataset store: [1-9]\d* file\(s\) stored/);
+    const rerun = await cliIn(checkoutB, ['run', other, '--workers', '0', '--no-progress']);
+    expect(await stack.db.selectFrom('item_results').select('errored').where('run_id', '=', runIdOf(rerun.stdout)).execute()).toEqual([{ errored: false }]);
   });
 });

@@ -1,9 +1,11 @@
 import type { ResultTableDto } from '@sqlsweep/contracts';
-import type { ReplicaMaterializer } from '@sqlsweep/datasets';
+import { registerCommandFor, type ReplicaMaterializer } from '@sqlsweep/datasets';
 import { officialSql, SandboxPool, type SqlValue } from '@sqlsweep/sql-sandbox';
 
 /** An item's database as the API reads it; `file` is its path inside the dataset folder. */
-export interface ItemDatabase { dbId: string; file: string | null; checksum: string | null; datasetName: string; contentHash: string; format: string }
+export interface ItemDatabase {
+  dbId: string; file: string | null; checksum: string | null; datasetName: string; contentHash: string; format: string; sourcePath: string;
+}
 
 /** Rows shown per table: enough to read a result, small enough for a page. */
 export const RESULT_ROW_LIMIT = 100;
@@ -33,7 +35,7 @@ export class ResultTableRunner {
       return {
         path: await this.replicas.replica({
           dbId: db.dbId, sha256: db.checksum, file: db.file, version: `${db.datasetName}@${db.contentHash.slice(0, 12)}`,
-          registerHint: `sqlsweep datasets add ${db.datasetName} --format ${db.format} --path <its folder>`,
+          registerHint: registerCommandFor(db),
         }),
       };
     } catch (e) {

@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import type { StageJobPayload } from '@sqlsweep/contracts';
-import { DatasetFileNotStoredError, ReplicaChecksumError, type DatabaseSchema, type ReplicaMaterializer, type ReplicaRequest } from '@sqlsweep/datasets';
+import {
+  DatasetFileNotStoredError, registerCommandFor, ReplicaChecksumError, type DatabaseSchema, type ReplicaMaterializer, type ReplicaRequest,
+} from '@sqlsweep/datasets';
 import type { DatasetRepository, StageRepository, StoredItem, StoredStageResult } from '@sqlsweep/db';
 import type { AdvanceTimings, Advancer } from '@sqlsweep/orchestration';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
@@ -214,7 +216,7 @@ export class StageRunner {
       if (!row) throw new UnrecoverableError(`dataset version ${versionId} has no database ${dbId}`);
       const replica: ReplicaRequest = {
         dbId, sha256: row.checksum, file: row.replicaPath, version: `${v.datasetName}@${v.contentHash.slice(0, 12)}`,
-        registerHint: `sqlsweep datasets add ${v.datasetName} --format ${v.format} --path <its folder>`,
+        registerHint: registerCommandFor(v),
       };
       return { schema: row.schema as DatabaseSchema, request: replica };
     });

@@ -21,7 +21,8 @@ export { readColumnDescriptions, type ColumnDescription } from './description-cs
 export { hashDatasetFiles, listDatasetFiles, sha256File, versionHashOf, type DatasetFile } from './hash-files';
 export { ensureReplicas, replicaPathOf, type EnsureReplicasOptions } from './replicas';
 export {
-  ReplicaMaterializer, ReplicaMissingError, ReplicaChecksumError, DatasetFileNotStoredError, type DatasetFileSource, type ReplicaRequest,
+  ReplicaMaterializer, ReplicaMissingError, ReplicaChecksumError, DatasetFileNotStoredError, registerCommandFor, type DatasetFileSource,
+  type ReplicaRequest,
 } from './replica-materializer';
 export { renderSchemaDdl } from './schema-ddl';
 export { checkGoldExecution, checkGoldInSandbox, goldFlagOf, type CheckGoldOptions, type GoldCheckSandbox } from './gold-check';

@@ -25,6 +25,12 @@ export interface ReplicaRequest {
   registerHint: string;
 }
 
+/** The command that registers a version again (and so stores its files): the folder it was registered from, quoted if need be. */
+export function registerCommandFor(v: { datasetName: string; format: string; sourcePath?: string }): string {
+  const quote = (x: string) => (/^[\w@%+=:,./-]+$/.test(x) ? x : `'${x.replace(/'/g, `'\\''`)}'`);
+  return `sqlsweep datasets add ${quote(v.datasetName)} --format ${v.format} --path ${v.sourcePath ? quote(v.sourcePath) : '<its folder>'}`;
+}
+
 /** A replica this process verified and handed out was deleted since: the next attempt fetches it again. */
 export class ReplicaMissingError extends Error {
   constructor(readonly path: string, r: ReplicaRequest) {
@@ -47,7 +53,7 @@ export class ReplicaChecksumError extends Error {
 export class DatasetFileNotStoredError extends Error {
   constructor(r: ReplicaRequest) {
     super(`dataset version ${r.version}: database ${r.dbId} (${r.file}, sha256 ${r.sha256.slice(0, 12)}) is not in the dataset store; `
-      + `store it by registering the dataset again (${r.registerHint}), then resume the run`);
+      + `store it by registering the dataset again (${r.registerHint}), then run the sweep again`);
     this.name = 'DatasetFileNotStoredError';
   }
 }

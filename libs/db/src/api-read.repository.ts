@@ -194,11 +194,11 @@ export class ApiReadRepository {
   /** What re-running an item's queries needs: its database (path in the dataset folder, sha256), the gold SQL, the prediction and the dataset format. */
   async itemExecution(runId: string, variantId: string, itemId: string) {
     const { rows } = await sql<{
-      dbId: string; replicaPath: string | null; checksum: string | null; datasetName: string; contentHash: string; goldSql: string;
+      dbId: string; replicaPath: string | null; checksum: string | null; datasetName: string; contentHash: string; sourcePath: string; goldSql: string;
       format: 'spider' | 'bird' | 'minibench'; predictedSql: string | null; hasResult: boolean; simulated: boolean;
     }>`
       SELECT di.db_id AS "dbId", dd.replica_path AS "replicaPath", dd.checksum, ds.name AS "datasetName", dv.content_hash AS "contentHash",
-        di.gold_sql AS "goldSql", dv.format,
+        dv.source_path AS "sourcePath", di.gold_sql AS "goldSql", dv.format,
         ir.predicted_sql AS "predictedSql", ir.item_id IS NOT NULL AS "hasResult", coalesce(ir.simulated, r.simulated) AS simulated
       FROM runs r
       JOIN dataset_versions dv ON dv.id = r.dataset_version_id

@@ -157,7 +157,7 @@ describe('dataset files in the store (real Postgres)', () => {
     const notStored = await replicas.replica(unstored).then(() => undefined, (e: Error) => e);
     expect(notStored).toBeInstanceOf(DatasetFileNotStoredError);
     expect(notStored!.message).toBe(`dataset version spider: database shop_5 (database/shop_5/shop_5.sqlite, sha256 ${unstored.sha256.slice(0, 12)}) `
-      + 'is not in the dataset store; store it by registering the dataset again (sqlsweep datasets add spider --format spider --path <its folder>), then resume the run');
+      + 'is not in the dataset store; store it by registering the dataset again (sqlsweep datasets add spider --format spider --path <its folder>), then run the sweep again');
 
     // Registering it again stores its files, and the replica can be made.
     const again = await registerDataset(repo, { name: 'spider', format: 'spider', path: pathB, dataDir: join(dir, 'data-c') });
