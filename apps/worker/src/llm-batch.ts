@@ -14,7 +14,7 @@ export class LlmBatchRunner {
   constructor(private readonly deps: { runner: StageRunner; llm: LlmClient; stages: StageRepository; pollMs: number }) {}
 
   async run(p: LlmBatchJobPayload, job: Job, token?: string): Promise<void> {
-    if (!p.submitted) await this.submit(p, job);
+    if (!p.submitted) await this.submit(p, job, token);
     const current = job.data as LlmBatchJobPayload;
     if (!current.submitted) return; // everything answered from storage, the cache, or skipped
     if (!(await this.ended(current.submitted))) {
@@ -24,7 +24,7 @@ export class LlmBatchRunner {
     await this.collect(current, current.submitted, job);
   }
 
-  private async submit(p: LlmBatchJobPayload, job: Job): Promise<void> {
+  private async submit(p: LlmBatchJobPayload, job: Job, token?: string): Promise<void> {
     const { runner } = this.deps;
     const stored = await this.deps.stages.getResults(p.stages.map((s) => s.stageKey));
     const byRequest = new Map<string, { request: LlmRequest; stages: StageJobPayload[] }>();
