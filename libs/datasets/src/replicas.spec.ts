@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, mkdirSync, rmSync, statSync, writeFileSync, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ensureReplicas, hashDatasetFiles, renderSchemaDdl, sha256File } from './index';
+import { ensureReplicas, hashDatasetFiles, registerCommandFor, renderSchemaDdl, sha256File } from './index';
 
 describe('hashDatasetFiles', () => {
   let root: string;
@@ -81,5 +81,15 @@ describe('renderSchemaDdl', () => {
       'CREATE TABLE dept (\n  id number,\n  PRIMARY KEY (id)\n);\n\n' +
         'CREATE TABLE "staff member" (\n  id number,\n  dept_id number,\n  PRIMARY KEY (id),\n  FOREIGN KEY (dept_id) REFERENCES dept(id)\n);',
     );
+  });
+});
+
+describe('registerCommandFor', () => {
+  it('names the folder a version was registered from, quoted for a shell when it needs to be', () => {
+    expect(registerCommandFor({ datasetName: 'minibench', format: 'minibench', sourcePath: '/srv/data/minibench/dist' }))
+      .toBe('sqlsweep datasets add minibench --format minibench --path /srv/data/minibench/dist');
+    expect(registerCommandFor({ datasetName: 'spider', format: 'spider', sourcePath: "/home/o'neil/my data" }))
+      .toBe("sqlsweep datasets add spider --format spider --path '/home/o'\\''neil/my data'");
+    expect(registerCommandFor({ datasetName: 'bird', format: 'bird' })).toBe('sqlsweep datasets add bird --format bird --path <its folder>');
   });
 });
