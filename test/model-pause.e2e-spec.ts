@@ -7,8 +7,10 @@ import { LlmClient, llmBudgetPrefix, ModelPauses, parseModelCatalog, RedisRateBu
 import { parseSimConfig, startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from '@sqlsweep/llm-sim';
 import { BIRD_SAMPLE, datasetsPresent, sqlPrompt } from '@sqlsweep/llm-sim/src/testing/sim-fixtures';
 import { QueueClient } from '@sqlsweep/queue';
+import { RunRepository } from '@sqlsweep/db';
+import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import { StageRunner, type StageRunnerDeps } from '@sqlsweep/worker';
-import { waitFor } from './support/e2e';
+import { runCli, waitFor } from './support/e2e';
 
 const describeIf = datasetsPresent ? describe : describe.skip;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -83,5 +85,53 @@ describeIf('a quota pause: jobs wait, visible, liftable', () => {
       await queue.close();
       await llm.close(0);
     }
+  });
+});
+
+/** What a user sees of a pause in the CLI, and how they lift it. */
+describe('sqlsweep status and sqlsweep models with a paused model', () => {
+  let db: TestDatabase;
+  let redis: Redis;
+  const prefix = testQueuePrefix();
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  });
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+    await db?.drop();
+  });
+
+  it('names the paused model and the reason, and lifts the pause', async () => {
+    const dataset = await db.db.insertInto('datasets').values({ name: 'pauses' }).returning('id').executeTakeFirstOrThrow();
+    const versionId = (await db.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 'c', format: 'minibench', source_path: '-', item_count: 1 })
+      .returning('id').executeTakeFirstOrThrow()).id;
+    const runId = await new RunRepository(db.db).createRun({
+      sweep: { name: 'pauses', source: '-', config: {}, configHash: 'pauses' }, datasetVersionId: versionId, priority: 'interactive',
+      itemCount: 1, stageJobs: 0, reusedStages: 0, simulated: true,
+      variants: [{ id: randomUUID(), variantKey: 'v', label: 'v', pipeline: 'zero-shot', model: 'gpt-paid', sampleIndex: 0, params: {} }],
+      stages: [],
+    });
+    const reason = 'quota exhausted at provider openai: 429 You exceeded your current quota, please check your plan and billing details.';
+    await new RedisRateBudget({ redis, keyPrefix: llmBudgetPrefix(prefix) }).pause('gpt-paid', reason);
+    const env = { DATABASE_URL: db.url, REDIS_URL: redisUrl, SQLSWEEP_QUEUE_PREFIX: prefix };
+    const line = `model gpt-paid is paused: ${reason}. Its jobs wait; once the account has quota again: sqlsweep models resume gpt-paid`;
+
+    const status = await runCli(['status', runId], env, 60_000);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(line);
+    const listed = await runCli(['models', 'paused'], env, 60_000);
+    expect(listed.stdout.trim()).toBe(line);
+
+    const resumed = await runCli(['models', 'resume', 'gpt-paid'], env, 60_000);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain(`model gpt-paid resumed (it was paused: ${reason})`);
+    expect(await redis.keys(`${prefix}*paused`)).toEqual([]);
+    const again = await runCli(['models', 'resume', 'gpt-paid'], env, 60_000);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('sqlsweep: model gpt-paid is not paused (paused: none)');
+    expect((await runCli(['status', runId], env, 60_000)).stdout).not.toContain('paused');
   });
 });

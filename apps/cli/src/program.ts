@@ -3,6 +3,7 @@ import { registerDatasetsCommand } from './commands/datasets';
 import { registerEvalCommand } from './commands/eval';
 import { registerIndexBuildCommand } from './commands/index-build';
 import { registerIndexStatusCommand } from './commands/index-status';
+import { registerModelsCommand } from './commands/models';
 import { registerRetrieverCommand } from './commands/retriever';
 import { registerRunCommand } from './commands/run';
 import { registerStatusCommand } from './commands/status';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerDatasetsCommand(program);
   registerEvalCommand(program);
   registerWorkersCommand(program);
+  registerModelsCommand(program);
   registerIndexStatusCommand(program);
   registerIndexBuildCommand(program);
   registerRetrieverCommand(program);

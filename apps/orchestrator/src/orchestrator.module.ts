@@ -9,6 +9,7 @@ import { CatalogController } from './catalog.controller';
 import { CompareController } from './compare.controller';
 import { createMetricsRegistry } from './metrics';
 import { MetricsController } from './metrics.controller';
+import { ModelsController } from './models.controller';
 import { OpenApiController } from './openapi.controller';
 import { ResultsController } from './results.controller';
 import { RunsController } from './runs.controller';
@@ -29,7 +30,7 @@ export class OrchestratorModule implements OnModuleInit, OnApplicationShutdown {
     const plans = new PlanThread(core.settings);
     return {
       module: OrchestratorModule,
-      controllers: [RunsController, ResultsController, CatalogController, CompareController, OpenApiController, MetricsController, ...schedulesControllers],
+      controllers: [RunsController, ResultsController, CatalogController, CompareController, OpenApiController, MetricsController, ModelsController, ...schedulesControllers],
       providers: [
         { provide: ORCHESTRATOR_ENV, useValue: env },
         { provide: ORCHESTRATOR_CORE, useValue: core },

@@ -1,6 +1,7 @@
 import { createDb, DatasetRepository, ensureDatabase, migrateToLatest, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
-import { LlmClient, loadModelCatalog, type ModelCatalog } from '@sqlsweep/llm';
-import { QueueClient, WorkerHost } from '@sqlsweep/queue';
+import type { Redis } from 'ioredis';
+import { LlmClient, llmBudgetPrefix, loadModelCatalog, ModelPauses, type ModelCatalog, type ModelPause } from '@sqlsweep/llm';
+import { createRedisConnection, QueueClient, WorkerHost } from '@sqlsweep/queue';
 import type { AdmissionBudget } from './admission';
 import { Advancer } from './advancer';
 import { Planner } from './planner';
@@ -31,6 +32,8 @@ export class OrchestratorCore {
   readonly advancer: Advancer;
   private host?: WorkerHost;
   private reconciler?: Reconciler;
+  private pausesRedis?: Redis;
+  private pauses?: ModelPauses;
 
   /** Also what a plan thread (plan-thread.ts) opens its own core with. */
   constructor(readonly settings: CoreSettings) {
@@ -59,6 +62,28 @@ export class OrchestratorCore {
     return migrateToLatest(databaseUrl);
   }
 
+  /** The workers' quota pauses (in their shared rate budget), on a Redis connection opened on first use. */
+  private modelPauses(): ModelPauses {
+    if (!this.pauses) {
+      this.pausesRedis = createRedisConnection(this.settings.redisUrl);
+      this.pauses = new ModelPauses(this.pausesRedis, llmBudgetPrefix(this.settings.queuePrefix));
+    }
+    return this.pauses;
+  }
+
+  /** Models paused because their provider said the quota or credit is spent, with why: all, or those a run uses. */
+  async pausedModels(runId?: string): Promise<ModelPause[]> {
+    const all = await this.modelPauses().list();
+    if (!runId || all.length === 0) return all;
+    const used = new Set((await this.runs.getVariants(runId)).map((v) => v.model));
+    return all.filter((p) => used.has(p.model));
+  }
+
+  /** Lifts a model's quota pause: its waiting jobs go on at their next check. The reason it was paused for, or null if it was not. */
+  async resumeModel(model: string): Promise<string | null> {
+    return this.modelPauses().resume(model);
+  }
+
   /** Consumes `run.advance` jobs in this process. */
   startAdvancing(concurrency = 4, lockDurationMs?: number): void {
     if (this.host) return;
@@ -77,6 +102,7 @@ export class OrchestratorCore {
     await this.reconciler?.stop();
     await this.host?.close();
     await this.queue.close();
+    this.pausesRedis?.disconnect();
     await this.db.destroy();
   }
 }

@@ -7,6 +7,7 @@ import { cliEnv, openCore } from '../cli-env';
 import { spawnWorkers, type LocalProcess } from '../local-processes';
 import { renderCost, renderLeaderboard, renderPlan, renderProgress } from '../render';
 import { catchStopSignals, InterruptedError, resumeHint, RunNotFinishedError } from '../run-ending';
+import { pauseLines } from './models';
 import { retryWhileUnreachable, ServiceOutages, watchRedis } from '../service-outages';
 import { randomUUID } from 'node:crypto';
 
@@ -140,6 +141,7 @@ async function followRun(core: OrchestratorCore, runId: string, opts: FollowOpti
   let lastDone = -1;
   let lastChange = Date.now();
   let lastProgress = 0;
+  let pausedSaid = '';
   try {
     for (;;) {
       opts.stopped.throwIfAborted(); // the command ends some other way: nothing after following may run
@@ -160,6 +162,7 @@ async function followRun(core: OrchestratorCore, runId: string, opts: FollowOpti
         }
         if (finished) return;
         const done = progress.reduce((n, p) => n + p.done + p.failed, 0);
+        if (done === lastDone) pausedSaid = await sayPauses(core, runId, pausedSaid, opts.say.line);
         if (done !== lastDone) {
           lastDone = done;
           lastChange = Date.now();
@@ -175,6 +178,20 @@ async function followRun(core: OrchestratorCore, runId: string, opts: FollowOpti
     bars?.stop();
     opts.say.line = out;
   }
+}
+
+/**
+ * While the run does not move, says which of its models are paused for their quota and why (and when no pause is
+ * left), once per change. Best effort: a failed look is tried again at the next progress read.
+ */
+async function sayPauses(core: OrchestratorCore, runId: string, said: string, say: (line: string) => void): Promise<string> {
+  const pauses = await core.pausedModels(runId).catch(() => undefined);
+  if (!pauses) return said;
+  const now = pauses.map((p) => `${p.model}: ${p.reason}`).join('\n');
+  if (now === said) return said;
+  for (const line of pauseLines(pauses)) say(line);
+  if (pauses.length === 0) say('no model of this run is paused any more');
+  return now;
 }
 
 export function registerRunCommand(program: Command): void {

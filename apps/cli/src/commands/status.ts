@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openCore } from '../cli-env';
 import { renderLeaderboard, renderProgress, table } from '../render';
+import { pauseLines } from './models';
 
 export function registerStatusCommand(program: Command): void {
   program
@@ -20,6 +21,7 @@ export function registerStatusCommand(program: Command): void {
         console.log(`run ${runId}: ${run.status}${run.simulated ? ' [simulated]' : ''}, ${run.item_count} items, ${run.stage_jobs} stage jobs planned, ${run.reused_stages} reused`);
         if (run.status === 'failed') console.log(`failed: ${run.failure_reason}`);
         console.log(renderProgress(await core.runs.stageProgress(runId)));
+        if (run.status === 'running') for (const line of pauseLines(await core.pausedModels(runId))) console.log(line);
         if (run.status === 'done') {
           const board = await core.runs.leaderboard(runId);
           const errored = board.reduce((n, r) => n + r.errors, 0);

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { CostAccuracyDto, LeaderboardRowDto, RunDetailDto } from '@sqlsweep/contracts';
+import type { CostAccuracyDto, LeaderboardRowDto, ModelPauseDto, RunDetailDto } from '@sqlsweep/contracts';
 import { useApi } from '../lib/api';
 import { int, ms, pct, shortId, usd, when } from '../lib/format';
 import { href } from '../lib/router';
@@ -24,6 +24,7 @@ export function RunPage({ runId }: { runId: string }) {
             · <a href={href(['trends'], { sweep: d.run.sweepName })}>trends of “{d.run.sweepName}”</a>
           </p>
           {d.run.failureReason && <p className="error" data-testid="failure-reason">failed: {d.run.failureReason}</p>}
+          {d.run.status === 'running' && <PausedModels runId={runId} />}
           {d.run.status === 'running' && <RunProgress detail={d} />}
           <h2>Leaderboard</h2>
           <Leaderboard runId={runId} rows={d.leaderboard} />
@@ -32,6 +33,22 @@ export function RunPage({ runId }: { runId: string }) {
         </section>
       )}
     </Status>
+  );
+}
+
+/** The run's models paused for their quota, and why: their jobs wait until someone lifts the pause. */
+function PausedModels({ runId }: { runId: string }) {
+  const paused = useApi<ModelPauseDto[]>('/models/paused', { runId }, { refreshMs: 5000, keepPolling: () => true });
+  if (!paused.data?.length) return null;
+  return (
+    <div className="error" data-testid="paused-models">
+      {paused.data.map((p) => (
+        <p key={p.model}>
+          model <b>{p.model}</b> is paused: {p.reason}. Its jobs wait; once the account has quota again, lift the pause
+          with <code>sqlsweep models resume {p.model}</code> (or <code>POST /api/models/{p.model}/resume</code>).
+        </p>
+      ))}
+    </div>
   );
 }
 

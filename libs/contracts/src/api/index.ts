@@ -5,3 +5,4 @@ export * from './results';
 export * from './compare';
 export * from './exports';
 export * from './routes';
+export * from './models';

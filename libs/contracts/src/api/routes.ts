@@ -8,6 +8,7 @@ import {
 import { itemDetailSchema, itemResultsPageSchema, itemResultsQuerySchema, itemTablesSchema, stageTraceSchema } from './results';
 import { compareQuerySchema, comparisonSchema, costAccuracySchema, paramSweepQuerySchema, paramSweepSchema } from './compare';
 import { exportQuerySchema } from './exports';
+import { modelPauseSchema, modelResumeResponseSchema, pausedModelsQuerySchema } from './models';
 
 export interface ApiRoute {
   method: 'get' | 'post';
@@ -47,5 +48,7 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'get', path: '/schedules', summary: 'Schedules with their next fire time and last run', response: z.array(z.record(z.string(), z.unknown())), changesState: false },
   { method: 'get', path: '/schedules/{name}/runs', summary: 'Runs of one schedule over time with per-variant EX (trends)', query: z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() }), response: z.array(z.record(z.string(), z.unknown())), changesState: false },
   { method: 'get', path: '/alerts', summary: 'Regression alerts, newest first', query: z.object({ schedule: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).optional() }), response: z.array(z.record(z.string(), z.unknown())), changesState: false },
+  { method: 'get', path: '/models/paused', summary: 'Models paused because their provider said the quota or credit is spent, and why (with runId: those the run uses)', query: pausedModelsQuerySchema, response: z.array(modelPauseSchema), changesState: false },
+  { method: 'post', path: '/models/{model}/resume', summary: 'Lift a model\'s quota pause: its waiting jobs go on (404 when it is not paused)', response: modelResumeResponseSchema, changesState: true },
   { method: 'get', path: '/compare', summary: 'Compare two variants or two runs: paired bootstrap, McNemar, flips', query: compareQuerySchema, response: comparisonSchema, changesState: false },
 ];
