@@ -63,12 +63,16 @@ export class DatasetFileStore {
     });
   }
 
-  /** A stored file's bytes, in order, one chunk in memory at a time. */
+  /** A stored file's bytes, in order; the next chunk is read while the caller writes this one (two in memory at most). */
   async *chunks(sha256: string): AsyncIterable<Buffer> {
     const file = await this.db.selectFrom('dataset_files').select('chunk_count').where('sha256', '=', sha256).executeTakeFirst();
     if (!file) throw new Error(`dataset store: no file with sha256 ${sha256}`);
+    const read = (idx: number) => this.db.selectFrom('dataset_file_chunks').select('data').where('sha256', '=', sha256).where('idx', '=', idx).executeTakeFirst();
+    let next = file.chunk_count > 0 ? read(0) : undefined;
     for (let idx = 0; idx < file.chunk_count; idx++) {
-      const row = await this.db.selectFrom('dataset_file_chunks').select('data').where('sha256', '=', sha256).where('idx', '=', idx).executeTakeFirst();
+      const row = await next!;
+      next = idx + 1 < file.chunk_count ? read(idx + 1) : undefined;
+      next?.catch(() => undefined); // awaited on the next turn; a consumer that stops early leaves nothing unhandled
       if (!row) throw new Error(`dataset store: file ${sha256} lacks chunk ${idx} of ${file.chunk_count}`);
       yield row.data;
     }
