@@ -8,7 +8,7 @@
  *   npm run bench -- chaos [--only worker-kill,cli-kill] [--deadline-seconds 120] [--workers 2] [--log-level warn]
  */
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -188,8 +188,8 @@ async function main(): Promise<void> {
     await servers.stop();
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopServers().finally(() => process.exit(130)));
+  const dataDir = mkdtempSync(join(tmpdir(), 'sqlsweep-chaos-data-'));
   try {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sqlsweep-chaos-data-'));
     const logDir = mkdtempSync(join(tmpdir(), 'sqlsweep-chaos-logs-'));
     // The template every scenario's database is copied from: migrated, minibench registered once.
     const template = await createTestDatabase(servers.postgresUrl);
@@ -234,6 +234,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(result, null, 2));
   } finally {
     await stopServers();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
