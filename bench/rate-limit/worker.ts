@@ -12,7 +12,12 @@ interface WorkerArgs {
   workerIndex: number;
   redisUrl: string;
   redisPrefix: string;
-  limits: { rpm: number; inputTpm: number; outputTpm: number; concurrency: number };
+  /** `tpm` alone: one limit charged prompt + max_tokens (OpenAI); inputTpm + outputTpm: counted apart. */
+  limits: { rpm: number; tpm?: number; inputTpm?: number; outputTpm?: number; concurrency: number };
+  /** max_tokens sent with every call (omitted: the catalog's default). */
+  maxTokens?: number;
+  /** The budget's burst under a rolling window: within its headroom of the server's window. */
+  rollingBurstSeconds?: number;
 }
 
 export interface WorkerReport {
@@ -25,6 +30,10 @@ export interface WorkerReport {
   inputTokens: number;
   outputTokens: number;
   budgetWaitMs: number;
+  /** When each provider 429 came back (epoch ms). */
+  rateLimitedAt: number[];
+  /** What the client reported when the provider said it allows more than declared. */
+  declaredTooLow: string | null;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -45,10 +54,10 @@ async function main(args: WorkerArgs): Promise<WorkerReport> {
   );
   const redis = args.limiter ? new Redis(args.redisUrl, { maxRetriesPerRequest: null }) : undefined;
   // A budget wait longer than 2 s comes back as rate_limited, as it would to a queue job that then reschedules.
-  const budget = redis ? new RedisRateBudget({ redis, keyPrefix: args.redisPrefix, maxWaitMs: 2_000 }) : undefined;
+  const budget = redis ? new RedisRateBudget({ redis, keyPrefix: args.redisPrefix, maxWaitMs: 2_000, ...(args.rollingBurstSeconds ? { rollingBurstSeconds: args.rollingBurstSeconds } : {}) }) : undefined;
   const client = new LlmClient({ catalog, env: {}, ...(budget ? { budget } : {}) });
   const prompts = spiderPrompts(args.spiderDir);
-  const report: WorkerReport = { workerIndex: args.workerIndex, completed: 0, attempts: 0, rateLimited: 0, serverErrors: 0, otherErrors: 0, inputTokens: 0, outputTokens: 0, budgetWaitMs: 0 };
+  const report: WorkerReport = { workerIndex: args.workerIndex, completed: 0, attempts: 0, rateLimited: 0, serverErrors: 0, otherErrors: 0, inputTokens: 0, outputTokens: 0, budgetWaitMs: 0, rateLimitedAt: [], declaredTooLow: null };
   let next = args.workerIndex * 1000;
   (await import('@sqlsweep/llm')).estimateTokens('bench-model', prompts[0]!); // load the tokenizer before the clock starts
   process.send?.({ ready: true });
@@ -63,7 +72,7 @@ async function main(args: WorkerArgs): Promise<WorkerReport> {
         report.attempts++;
         try {
           const started = Date.now();
-          const res = await client.complete({ model: 'bench-model', messages, temperature: 0, sampleIndex: 0, templateVersion: 'bench', noCache: true });
+          const res = await client.complete({ model: 'bench-model', messages, temperature: 0, sampleIndex: 0, templateVersion: 'bench', noCache: true, ...(args.maxTokens ? { maxTokens: args.maxTokens } : {}) });
           report.budgetWaitMs += Date.now() - started - res.latencyMs;
           report.completed++;
           report.inputTokens += res.usage.inputTokens;
@@ -73,7 +82,10 @@ async function main(args: WorkerArgs): Promise<WorkerReport> {
           if (!(err instanceof LlmError)) throw err;
           if (err.code === 'rate_limited') {
             // A budget refusal never reached the provider; only a provider 429 is a wasted attempt.
-            if (err.status === 429) report.rateLimited++;
+            if (err.status === 429) {
+              report.rateLimited++;
+              report.rateLimitedAt.push(Date.now());
+            }
             else report.attempts--;
             await sleep(Math.min(err.retryAfterMs ?? 1000, Math.max(0, deadline - Date.now())));
           } else if (err.code === 'server' || err.code === 'network' || err.code === 'timeout') {
@@ -88,6 +100,7 @@ async function main(args: WorkerArgs): Promise<WorkerReport> {
     }
   };
   await Promise.all(Array.from({ length: args.concurrency }, lane));
+  report.declaredTooLow = client.limitsDeclaredTooLow.get('bench-model') ?? null;
   await redis?.quit();
   return report;
 }
