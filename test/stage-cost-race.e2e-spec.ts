@@ -117,6 +117,52 @@ describeIf('exact stage cost when two executions of one stage race', () => {
     expect(Number(spend.outputTokens)).toBe(stats.outputTokens);
   });
 
+  it("charges the run for its own call whose worker died before storing the stage, and not for another stage's answer", async () => {
+    const runs = new RunRepository(db.db);
+    const dataset = await db.db.insertInto('datasets').values({ name: 'crash' }).returning('id').executeTakeFirstOrThrow();
+    const version = await db.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 'c2', format: 'minibench', source_path: '-', item_count: 2 })
+      .returning('id').executeTakeFirstOrThrow();
+    const variantId = randomUUID();
+    const [retried, sharing] = ['retried', 'sharing'].map((tag) => Buffer.from(tag).toString('hex').padEnd(64, '0'));
+    const runId = await runs.createRun({
+      sweep: { name: 'crash', source: '-', config: {}, configHash: 'crash' }, datasetVersionId: version.id, priority: 'interactive',
+      itemCount: 2, stageJobs: 2, reusedStages: 0, simulated: true,
+      variants: [{ id: variantId, variantKey: 'crash', label: 'crash', pipeline: 'test', model: 't-mid', sampleIndex: 0, params: {} }],
+      stages: [retried, sharing].map((stageKey, i) => ({ variantId, itemId: `i${i}`, stage: 'sql', stageKey, role: 'sql', params: {}, inputs: {}, isFinal: true })),
+    });
+    const before = sim.simulator.statsSnapshot()['t-mid']!;
+    const request = claimRequest('t-mid', questions[7]!);
+    const attributed = (stageKey: string) => ({ ...request, attribution: { runId, variantId, stage: 'sql', stageKey } });
+    const payload = (stageKey: string, i: number): StageJobPayload => ({
+      stageKey, stage: 'sql', datasetVersionId: version.id, itemId: `i${i}`, params: {}, inputs: {}, runId, variantId, final: true,
+    });
+    const ctx = undefined as unknown as StageContext;
+
+    // The first attempt pays and its worker dies before storing the stage; the retry finds the answer in the cache.
+    const paid = await worker().llm.complete(attributed(retried));
+    const { llm, runner } = worker();
+    const retry = await llm.complete(attributed(retried));
+    expect(retry).toMatchObject({ cached: true, costUsd: 0, answerCostUsd: paid.costUsd });
+    await runner.settle(payload(retried, 0), llmStageRun(askStage, ctx, attributed(retried), retry), 'retry');
+    // Another stage of the run asking the same thing takes the answer the first one paid for.
+    const shared = await llm.complete(attributed(sharing));
+    await runner.settle(payload(sharing, 1), llmStageRun(askStage, ctx, attributed(sharing), shared), 'sharing');
+
+    const after = sim.simulator.statsSnapshot()['t-mid']!;
+    expect(after.ok - before.ok).toBe(1);
+    const stored = await db.db.selectFrom('stage_results').select(['stage_key', 'cost_usd', 'reused']).where('stage_key', 'in', [retried, sharing]).orderBy('stage_key').execute();
+    expect(stored).toEqual([
+      { stage_key: retried, cost_usd: paid.costUsd, reused: false },
+      { stage_key: sharing, cost_usd: paid.costUsd, reused: true },
+    ].sort((x, y) => (x.stage_key < y.stage_key ? -1 : 1)));
+    const bill = costUsd(claimCatalog().models['t-mid']!.pricing, {
+      inputTokens: after.inputTokens - before.inputTokens, cachedInputTokens: after.cachedInputTokens - before.cachedInputTokens, outputTokens: after.outputTokens - before.outputTokens,
+    });
+    const spend = await runs.spend(runId);
+    expect(spend.llmCalls).toBe(1);
+    expect(spend.costUsd).toBeCloseTo(bill, 9);
+  });
+
   it('records an answer taken from the cache at what its call cost, marked reused, and charges the run nothing for it', async () => {
     const { llm } = worker();
     const request = claimRequest('t-mid', questions[5]!);

@@ -175,7 +175,8 @@ export class StageRunner {
   }
 
   private async ask(stage: LlmStage, ctx: StageContext, p: StageJobPayload): Promise<StageRun> {
-    const request = llmRequestOf(stage, ctx, p);
+    // The attribution goes into the cache row of a call this job pays for (see llmStageRun).
+    const request = { ...llmRequestOf(stage, ctx, p), attribution: { runId: p.runId, variantId: p.variantId, stage: p.stage, stageKey: p.stageKey } };
     return llmStageRun(stage, ctx, request, await this.deps.llm.complete(request));
   }
 
@@ -283,13 +284,17 @@ export function llmRequestOf(stage: LlmStage, ctx: StageContext, p: StageJobPayl
 
 /**
  * An LLM stage's stored result: the parsed output, accounting, and the prompt and raw answer as its trace. Its cost is
- * what the call that produced the answer cost, also when this execution took it from the cache (`reused`).
+ * what the call that produced the answer cost, also when this execution took it from the cache. It is `reused` (the
+ * run paid nothing for it) when it came from the cache, unless the call that paid was this very stage's in this run
+ * (an earlier attempt whose worker died after the answer arrived, or a racing execution): the run did pay for that.
  */
 export function llmStageRun(stage: LlmStage, ctx: StageContext, request: LlmRequest, response: LlmResponse): StageRun {
   const output = stage.parse(response, ctx);
   const parseError = (output as { parseError?: string } | null)?.parseError;
+  const mine = request.attribution;
+  const paidHere = !!mine?.runId && !!mine.stageKey && response.paidFor?.runId === mine.runId && response.paidFor?.stageKey === mine.stageKey;
   return {
-    output, usage: response.usage, costUsd: response.answerCostUsd ?? response.costUsd, reused: response.cached,
+    output, usage: response.usage, costUsd: response.answerCostUsd ?? response.costUsd, reused: response.cached && !paidHere,
     latencyMs: response.latencyMs, simulated: response.simulated,
     trace: { prompt: request.messages, response: response.output, ...(parseError ? { error: parseError } : {}) },
   };

@@ -16,6 +16,8 @@ export interface LlmCachedResponse {
   simulated: boolean;
   provider: string;
   model: string;
+  /** The run and stage whose call paid for this response, when it was made for one. */
+  paidFor?: { runId?: string; stageKey?: string };
 }
 
 export interface LlmCacheEntry {
@@ -37,6 +39,8 @@ interface CacheRow {
   simulated: boolean;
   provider: string;
   model: string;
+  paid_for_run: string | null;
+  paid_for_stage: string | null;
 }
 
 export class LlmCacheRepository {
@@ -44,7 +48,8 @@ export class LlmCacheRepository {
 
   async get(key: string): Promise<LlmCachedResponse | undefined> {
     const { rows } = await this.db.query<CacheRow>(
-      `SELECT output, input_tokens, cached_input_tokens, output_tokens, cost_usd, latency_ms, simulated, provider, model
+      `SELECT output, input_tokens, cached_input_tokens, output_tokens, cost_usd, latency_ms, simulated, provider, model,
+              paid_for_run, paid_for_stage
          FROM llm_response_cache WHERE cache_key = $1`,
       [key],
     );
@@ -58,6 +63,7 @@ export class LlmCacheRepository {
       simulated: row.simulated,
       provider: row.provider,
       model: row.model,
+      ...(row.paid_for_run || row.paid_for_stage ? { paidFor: { runId: row.paid_for_run ?? undefined, stageKey: row.paid_for_stage ?? undefined } } : {}),
     };
   }
 
@@ -67,8 +73,8 @@ export class LlmCacheRepository {
     await this.db.query(
       `INSERT INTO llm_response_cache
          (cache_key, namespace, provider, model, template_version, output, input_tokens, cached_input_tokens,
-          output_tokens, cost_usd, latency_ms, simulated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+          output_tokens, cost_usd, latency_ms, simulated, paid_for_run, paid_for_stage)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
        ON CONFLICT (cache_key) DO NOTHING`,
       [
         entry.key,
@@ -83,6 +89,8 @@ export class LlmCacheRepository {
         r.costUsd,
         Math.round(r.latencyMs),
         r.simulated,
+        r.paidFor?.runId ?? null,
+        r.paidFor?.stageKey ?? null,
       ],
     );
   }

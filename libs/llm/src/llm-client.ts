@@ -240,6 +240,7 @@ export class LlmClient {
         simulated: response.simulated,
         provider: response.provider,
         model: response.model,
+        ...(req.attribution?.runId || req.attribution?.stageKey ? { paidFor: { runId: req.attribution.runId, stageKey: req.attribution.stageKey } } : {}),
       },
     };
   }

@@ -10,6 +10,8 @@ export interface CachedLlmResponse {
   simulated: boolean;
   provider: string;
   model: string;
+  /** The run and stage whose call paid for this response (from the request's attribution), when known. */
+  paidFor?: { runId?: string; stageKey?: string };
 }
 
 export interface CacheEntry {

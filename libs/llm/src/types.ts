@@ -37,6 +37,8 @@ export interface LlmResponse {
   costUsd: number;
   /** What the provider call that produced this answer cost (for a cached answer, the original call's cost; default `costUsd`). */
   answerCostUsd?: number;
+  /** For an answer from the cache: the run and stage whose call paid for it, when known (see `attribution`). */
+  paidFor?: { runId?: string; stageKey?: string };
   latencyMs: number;
   cached: boolean;
   simulated: boolean;
