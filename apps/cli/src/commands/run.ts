@@ -7,7 +7,7 @@ import { cliEnv, openCore } from '../cli-env';
 import { spawnWorkers, type LocalProcess } from '../local-processes';
 import { renderCost, renderLeaderboard, renderPlan, renderProgress } from '../render';
 import { catchStopSignals, InterruptedError, resumeHint, RunNotFinishedError } from '../run-ending';
-import { pauseLines } from './models';
+import { sayPauses } from './models';
 import { retryWhileUnreachable, ServiceOutages, watchRedis } from '../service-outages';
 import { randomUUID } from 'node:crypto';
 
@@ -178,20 +178,6 @@ async function followRun(core: OrchestratorCore, runId: string, opts: FollowOpti
     bars?.stop();
     opts.say.line = out;
   }
-}
-
-/**
- * While the run does not move, says which of its models are paused for their quota and why (and when no pause is
- * left), once per change. Best effort: a failed look is tried again at the next progress read.
- */
-async function sayPauses(core: OrchestratorCore, runId: string, said: string, say: (line: string) => void): Promise<string> {
-  const pauses = await core.pausedModels(runId).catch(() => undefined);
-  if (!pauses) return said;
-  const now = pauses.map((p) => `${p.model}: ${p.reason}`).join('\n');
-  if (now === said) return said;
-  for (const line of pauseLines(pauses)) say(line);
-  if (pauses.length === 0) say('no model of this run is paused any more');
-  return now;
 }
 
 export function registerRunCommand(program: Command): void {
