@@ -57,7 +57,7 @@ describe('orchestrator API over a finished demo sweep', () => {
     expect(detail.run).toEqual(expect.objectContaining({ id: runId, status: 'done', sweepName: 'zero-shot-demo', simulated: true, itemCount: 60, variantCount: 2 }));
     expect(detail).toEqual(expect.objectContaining({ itemsDone: 120, itemsPlanned: 120, etaSeconds: null }));
     const summaries = await e2e.db.selectFrom('run_summaries').selectAll().where('run_id', '=', runId).execute();
-    const spent = await e2e.db.selectFrom('stage_results').select((e) => e.fn.sum<number>('cost_usd').as('c')).where('run_id', '=', runId).executeTakeFirstOrThrow();
+    const spent = await e2e.db.selectFrom('stage_results').select((e) => e.fn.sum<number>('cost_usd').as('c')).where('run_id', '=', runId).where('reused', '=', false).executeTakeFirstOrThrow();
     expect(detail.costSoFarUsd).toBeCloseTo(Number(spent.c), 9);
     expect(detail.costSoFarUsd).toBeGreaterThan(0);
     expect(detail.leaderboard).toHaveLength(2);

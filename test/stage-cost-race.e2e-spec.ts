@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import type { StageJobPayload } from '@sqlsweep/contracts';
-import { LlmCacheRepository, RunRepository, StageRepository } from '@sqlsweep/db';
+import { ApiReadRepository, LlmCacheRepository, RunRepository, StageRepository } from '@sqlsweep/db';
 import { costUsd, LlmClient, type LlmResponse } from '@sqlsweep/llm';
 import { parseSimConfig, startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from '@sqlsweep/llm-sim';
 import { claimCatalog, claimRequest } from '@sqlsweep/llm-sim/src/testing/claim-fixtures';
@@ -115,6 +115,7 @@ describeIf('exact stage cost when two executions of one stage race', () => {
     expect(spend.costUsd).toBeCloseTo(bill, 9);
     expect(Number(spend.inputTokens)).toBe(stats.inputTokens);
     expect(Number(spend.outputTokens)).toBe(stats.outputTokens);
+    expect((await new ApiReadRepository(db.db).runProgress(runId)).costUsd).toBeCloseTo(bill, 9); // the API's cost so far
   });
 
   it("charges the run for its own call whose worker died before storing the stage, and not for another stage's answer", async () => {
@@ -161,6 +162,7 @@ describeIf('exact stage cost when two executions of one stage race', () => {
     const spend = await runs.spend(runId);
     expect(spend.llmCalls).toBe(1);
     expect(spend.costUsd).toBeCloseTo(bill, 9);
+    expect((await new ApiReadRepository(db.db).runProgress(runId)).costUsd).toBeCloseTo(bill, 9);
   });
 
   it('records an answer taken from the cache at what its call cost, marked reused, and charges the run nothing for it', async () => {

@@ -115,14 +115,14 @@ export class ApiReadRepository {
   }
 
   /**
-   * Item results so far, what this run itself spent (results it computed; reused ones cost it nothing), and the
-   * first and last result times.
+   * Item results so far, what this run itself spent (calls it paid: results stored by other runs and answers it took
+   * from the response cache cost it nothing), and the first and last result times.
    */
   async runProgress(runId: string): Promise<{ itemsDone: number; costUsd: number; firstAt: Date | null; lastAt: Date | null }> {
     const { rows } = await sql<{ itemsDone: number; costUsd: number | null; firstAt: Date | null; lastAt: Date | null }>`
       SELECT (SELECT count(*)::int FROM item_results ir WHERE ir.run_id = ${runId}) AS "itemsDone",
         (SELECT sum(sr.cost_usd) FROM stage_results sr
-          WHERE sr.stage_key IN (SELECT stage_key FROM run_stages WHERE run_id = ${runId}) AND sr.run_id = ${runId}) AS "costUsd",
+          WHERE sr.stage_key IN (SELECT stage_key FROM run_stages WHERE run_id = ${runId}) AND sr.run_id = ${runId} AND NOT sr.reused) AS "costUsd",
         (SELECT min(created_at) FROM item_results WHERE run_id = ${runId}) AS "firstAt",
         (SELECT max(created_at) FROM item_results WHERE run_id = ${runId}) AS "lastAt"`.execute(this.db);
     return { ...rows[0], costUsd: rows[0].costUsd ?? 0 };
