@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import type { StageJobPayload } from '@sqlsweep/contracts';
-import { ApiReadRepository, LlmCacheRepository, RunRepository, StageRepository } from '@sqlsweep/db';
+import { ApiMetricsRepository, ApiReadRepository, LlmCacheRepository, RunRepository, StageRepository } from '@sqlsweep/db';
 import { costUsd, LlmClient, type LlmResponse } from '@sqlsweep/llm';
 import { parseSimConfig, startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from '@sqlsweep/llm-sim';
 import { claimCatalog, claimRequest } from '@sqlsweep/llm-sim/src/testing/claim-fixtures';
@@ -163,6 +163,9 @@ describeIf('exact stage cost when two executions of one stage race', () => {
     expect(spend.llmCalls).toBe(1);
     expect(spend.costUsd).toBeCloseTo(bill, 9);
     expect((await new ApiReadRepository(db.db).runProgress(runId)).costUsd).toBeCloseTo(bill, 9);
+    // The Prometheus cost per stage is what every call stored so far paid: the simulator's whole bill.
+    const billed = costUsd(claimCatalog().models['t-mid']!.pricing, { inputTokens: after.inputTokens, cachedInputTokens: after.cachedInputTokens, outputTokens: after.outputTokens });
+    expect((await new ApiMetricsRepository(db.db).stageTotals(60)).find((t) => t.stage === 'sql')!.costUsd).toBeCloseTo(billed, 9);
   });
 
   it('records an answer taken from the cache at what its call cost, marked reused, and charges the run nothing for it', async () => {

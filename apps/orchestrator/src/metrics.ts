@@ -47,7 +47,7 @@ export function createMetricsRegistry(repo: ApiMetricsRepository, queue: QueueCl
       g.set({ stage: t.stage, kind: 'output' }, t.outputTokens);
     }
   });
-  gauge('sqlsweep_llm_cost_usd', 'LLM cost recorded in stage results, in US dollars', ['stage'], async (g) => {
+  gauge('sqlsweep_llm_cost_usd', 'LLM cost paid for stage results (answers reused from the response cache excluded), in US dollars', ['stage'], async (g) => {
     for (const t of await stageTotals()) g.set({ stage: t.stage }, t.costUsd);
   });
   gauge('sqlsweep_stage_failures', 'Stages that failed for good, by stage kind', ['stage'], async (g) => {

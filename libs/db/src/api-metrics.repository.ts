@@ -2,7 +2,9 @@ import { sql } from 'kysely';
 import type { Db } from './connection';
 
 export interface StageKindTotals {
-  stage: string; completed: number; inputTokens: number; cachedInputTokens: number; outputTokens: number; costUsd: number;
+  stage: string; completed: number; inputTokens: number; cachedInputTokens: number; outputTokens: number;
+  /** What was paid: answers taken from the response cache (`reused`) are left out. */
+  costUsd: number;
   /** Results written in the last `windowSeconds`. */
   recent: number;
 }
@@ -15,7 +17,7 @@ export class ApiMetricsRepository {
     const { rows } = await sql<StageKindTotals>`
       SELECT stage, count(*)::int AS completed, coalesce(sum(input_tokens), 0)::float8 AS "inputTokens",
         coalesce(sum(cached_input_tokens), 0)::float8 AS "cachedInputTokens", coalesce(sum(output_tokens), 0)::float8 AS "outputTokens",
-        coalesce(sum(cost_usd), 0) AS "costUsd",
+        coalesce(sum(cost_usd) FILTER (WHERE NOT reused), 0) AS "costUsd",
         count(*) FILTER (WHERE created_at > now() - make_interval(secs => ${windowSeconds}))::int AS recent
       FROM stage_results GROUP BY stage ORDER BY stage`.execute(this.db);
     return rows;
