@@ -48,6 +48,19 @@ describe('loadModelCatalog', () => {
     expect(() => loadModelCatalog(write('syntax.yaml', 'providers: [\n'))).toThrow(/syntax\.yaml: YAML syntax error/);
     expect(() => loadModelCatalog(join(dir, 'missing.yaml'))).toThrow(/missing\.yaml: cannot read/);
   });
+
+  it('takes limits declared the way the provider counts them, and names the model of one that is not', () => {
+    const catalog = (kind: string, limits: string) =>
+      write(
+        `limits-${kind}.yaml`,
+        `providers:\n  p: { kind: ${kind}, apiKeyEnv: K, baseUrl: 'http://x' }\nmodels:\n  m:\n    provider: p\n    pricing: { inputPerMTok: 1, cachedInputPerMTok: 0, outputPerMTok: 1 }\n    contextWindow: 1000\n    limits: ${limits}\n`,
+      );
+    expect(loadModelCatalog(catalog('openai', '{ rpm: 1, tpm: 10, concurrency: 1 }')).models['m']?.limits.tpm).toBe(10);
+    expect(() => loadModelCatalog(catalog('openai', '{ rpm: 1, inputTpm: 10, outputTpm: 10, concurrency: 1 }'))).toThrow(/models\.m\.limits: OpenAI counts one TPM \(prompt \+ max_tokens\): declare tpm/);
+    expect(() => loadModelCatalog(catalog('anthropic', '{ rpm: 1, tpm: 10, concurrency: 1 }'))).toThrow(/models\.m\.limits: Anthropic counts input \(ITPM\) and output \(OTPM\) apart/);
+    expect(() => loadModelCatalog(catalog('openai-compatible', '{ rpm: 1, tpm: 10, inputTpm: 10, outputTpm: 10, concurrency: 1 }'))).toThrow(/models\.m\.limits: declare either tpm .* or inputTpm and outputTpm, not both/);
+    expect(() => loadModelCatalog(catalog('openai-compatible', '{ rpm: 1, inputTpm: 10, concurrency: 1 }'))).toThrow(/models\.m\.limits: declare tpm .*, or both inputTpm and outputTpm/);
+  });
 });
 
 describe('tokens and cost', () => {
