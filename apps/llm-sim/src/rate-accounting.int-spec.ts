@@ -23,6 +23,7 @@ const simConfig = parseSimConfig(
       'o-low': { accuracy: 1, accounting: 'openai', windowSeconds: 1, rpm: 60_000, tpm: SERVER_TPM },
       // Anthropic-style token buckets, 4 requests per second.
       'b-herd': { accuracy: 1, rpm: 240, burstSeconds: 60 },
+      'b-anthropic': { accuracy: 1, rpm: 1_000, tpm: 500_000, outputTpm: 100_000 },
     },
   },
   'rate-accounting spec',
@@ -38,12 +39,16 @@ describeIf('budgeting what the provider counts (real simulator, real Redis)', ()
   const catalog = () =>
     parseModelCatalog(
       {
-        providers: { sim: { kind: 'openai-compatible', baseUrlEnv: 'SIM_URL', simulated: true, timeoutMs: 10_000 } },
+        providers: {
+          sim: { kind: 'openai-compatible', baseUrlEnv: 'SIM_URL', simulated: true, timeoutMs: 10_000 },
+          'sim-anthropic': { kind: 'anthropic', baseUrlEnv: 'SIM_URL', apiKeyEnv: 'SIM_KEY', simulated: true, timeoutMs: 10_000 },
+        },
         models: {
           'o-exact': { provider: 'sim', pricing, contextWindow: 128_000, limits: { rpm: 60_000, tpm: SERVER_TPM, concurrency: 64 } },
           'o-high': { provider: 'sim', pricing, contextWindow: 128_000, limits: { rpm: 60_000, tpm: SERVER_TPM * 4, concurrency: 64 } },
           'o-low': { provider: 'sim', pricing, contextWindow: 128_000, limits: { rpm: 60_000, tpm: SERVER_TPM / 2, concurrency: 64 } },
           'b-herd': { provider: 'sim', pricing, contextWindow: 128_000, limits: { rpm: 240, inputTpm: 10_000_000, outputTpm: 10_000_000, concurrency: 64 } },
+          'claude-b': { provider: 'sim-anthropic', apiModel: 'b-anthropic', pricing, contextWindow: 128_000, limits: { rpm: 4_000, inputTpm: 2_000_000, outputTpm: 400_000, concurrency: 64 } },
         },
       },
       'rate-accounting spec catalog',
@@ -52,7 +57,7 @@ describeIf('budgeting what the provider counts (real simulator, real Redis)', ()
   const client = (logs: object[] = []) => {
     // The client's burst must fit in the headroom of the server's (here one-second) window: 20 % of 1 s.
     const budget = new RedisRateBudget({ redis, keyPrefix: `${prefix}:${randomUUID()}`, headroom: 0.2, rollingBurstSeconds: 0.01, maxWaitMs: 30_000 });
-    return { budget, llm: new LlmClient({ catalog: catalog(), env: { SIM_URL: sim.url }, budget, logger: (o) => logs.push(o) }) };
+    return { budget, llm: new LlmClient({ catalog: catalog(), env: { SIM_URL: sim.url, SIM_KEY: 'k' }, budget, logger: (o) => logs.push(o) }) };
   };
 
   /** n calls at once, each retried after a provider 429 the way a queue would (after its Retry-After). */
@@ -112,6 +117,12 @@ describeIf('budgeting what the provider counts (real simulator, real Redis)', ()
     expect(low.llm.limitsDeclaredTooLow.get('o-low')).toContain(`tpm ${SERVER_TPM} (declared ${SERVER_TPM / 2})`);
     expect(logs).toContainEqual(expect.objectContaining({ severity: 'warn', model: 'o-low', msg: expect.stringContaining('the provider allows more') }));
     expect(sim.simulator.statsSnapshot()['o-low']!.rateLimited).toBe(0);
+  });
+
+  it('learns ITPM and OTPM apart from anthropic-ratelimit-* headers', async () => {
+    const { llm, budget } = client();
+    await callAll(llm, 'claude-b', 2);
+    await expect(budget.learnedLimits('claude-b')).resolves.toEqual({ rpm: 1_000, inputTpm: 500_000, outputTpm: 100_000 });
   });
 
   it('after a Retry-After admits the waiting calls at the budget rate, not all at once', async () => {
