@@ -78,7 +78,6 @@ describe('admission control through the CLI', () => {
       // the refusal itself may add is measured against a config refused at the same point for a missing dataset.
       expect(r.wallMs - baseline.wallMs).toBeLessThan(2_000);
       expect(r.maxRssMb - baseline.maxRssMb).toBeLessThan(50);
-      expect(r.maxRssMb).toBeLessThan(baseline.maxRssMb + 200);
     }
     await nothingWritten();
   });

@@ -8,7 +8,5 @@ export { accountingOf, budgetLimits, type BudgetLimits, type RateAccounting } fr
 export { RedisRateBudget, type RateBudget, type RedisRateBudgetOptions, type BudgetLease, type BudgetRequest, type BudgetSettlement } from './rate-budget';
 export { responseCacheKey, type ResponseCacheStore, type CachedLlmResponse, type CacheEntry, type CacheKeyParts } from './response-cache';
 export { isBatchCapable, type LlmProvider, type BatchCapableProvider, type BatchCall, type ProviderBatchStatus, type ProviderBatchResult, type ProviderCall, type ProviderResult, type RateLimitObservation } from './providers/provider';
-export { OpenAiCompatibleProvider, llmErrorFromSdk } from './providers/openai-compatible.provider';
-export { AnthropicProvider } from './providers/anthropic.provider';
 export { DEFAULT_CLAIM_TTL_MS } from './claim-keeper';
 export { ModelPauses, llmBudgetPrefix, type ModelPause } from './model-pauses';

@@ -3,8 +3,6 @@ import { LlmError } from './errors';
 import { isRefusedByStore, KeptResponses } from './kept-responses';
 import type { ModelCatalog, ModelConfig, ProviderConfig } from './model-catalog';
 import { costUsd } from './pricing';
-import { AnthropicProvider } from './providers/anthropic.provider';
-import { OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
 import { isBatchCapable, type BatchCapableProvider, type LlmProvider, type ProviderBatchStatus, type ProviderCall, type ProviderResult } from './providers/provider';
 import { admissionCharge, budgetLimits, settledCharge } from './rate-accounting';
 import type { BudgetLease, RateBudget } from './rate-budget';
@@ -141,9 +139,14 @@ export class LlmClient {
     const apiKey = this.apiKey(m.providerName, p);
     const baseUrl = this.baseUrl(m.providerName, p);
     const common = { name: m.providerName, apiKey, ...(baseUrl ? { baseUrl } : {}) };
+    // The SDKs load on first use: planning and the CLI's other commands never call a provider, and they are ~20 MB.
     if (p.kind === 'anthropic') {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { AnthropicProvider } = require('./providers/anthropic.provider') as typeof import('./providers/anthropic.provider');
       provider = new AnthropicProvider(common);
     } else {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { OpenAiCompatibleProvider } = require('./providers/openai-compatible.provider') as typeof import('./providers/openai-compatible.provider');
       // The OpenAI SDK appends /chat/completions to the base URL; servers expect it under /v1.
       const withV1 = baseUrl && !/\/v1\/?$/.test(baseUrl) ? `${baseUrl.replace(/\/$/, '')}/v1` : baseUrl;
       provider = new OpenAiCompatibleProvider({
