@@ -1,21 +1,12 @@
 import { spawn } from 'node:child_process';
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { HUGE_GRID_SWEEP } from '@sqlsweep/testing';
 import { repoRoot } from './support/e2e';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 
 jest.setTimeout(300_000);
 
-const tenValues = '[0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]';
-/** About 1 KB of YAML whose grid makes 10^7 variants. */
-const hugeGrid = `name: huge
-dataset: minibench
-models: [sim-strong, sim-weak]
-repeats: 50
-pipelines:
-  - pipeline: rb-sql
-    grid: { theta: ${tenValues}, mu: ${tenValues}, muPrime: ${tenValues}, temperature: ${tenValues}, maxTokens: [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192] }
-`;
 const aliasBomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefghij'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefghij'[i]}`).join(', ')}]`)].join('\n');
 
 interface Measured { code: number; stderr: string; stdout: string; wallMs: number; maxRssMb: number }
@@ -69,7 +60,7 @@ describe('admission control through the CLI', () => {
     const baselineFile = e2e.writeFile('nowhere.yaml', 'name: x\ndataset: nowhere\nmodels: [sim-strong]\npipelines:\n  - pipeline: zero-shot\n');
     const baseline = await measured(['run', baselineFile, '--dry-run']);
     expect(baseline.stderr).toMatch(/no registered dataset "nowhere"/);
-    const file = e2e.writeFile('huge.yaml', hugeGrid);
+    const file = e2e.writeFile('huge.yaml', HUGE_GRID_SWEEP);
     for (const extra of [['--dry-run'], []]) {
       const r = await measured(['run', file, ...extra]);
       expect(r.stderr).toContain(`${file}: pipelines[0].grid: 10 maxTokens x 10 mu x 10 muPrime x 10 temperature x 10 theta x 2 models x 50 repeats = 10,000,000 variants exceeds the budget of 10,000 variants (SQLSWEEP_MAX_VARIANTS)`);
@@ -83,7 +74,7 @@ describe('admission control through the CLI', () => {
   });
 
   it('refuses a config over 1 MiB and an alias bomb, naming the file', async () => {
-    const text = `${hugeGrid}description: "${'x'.repeat(1024 * 1024)}"\n`;
+    const text = `${HUGE_GRID_SWEEP}description: "${'x'.repeat(1024 * 1024)}"\n`;
     const big = e2e.writeFile('big.yaml', text);
     const r = await measured(['run', big, '--dry-run']);
     expect(r.code).toBe(2);

@@ -7,8 +7,7 @@ import { LlmClient, llmBudgetPrefix, ModelPauses, parseModelCatalog, RedisRateBu
 import { parseSimConfig, startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from '@sqlsweep/llm-sim';
 import { BIRD_SAMPLE, datasetsPresent, sqlPrompt } from '@sqlsweep/llm-sim/src/testing/sim-fixtures';
 import { QueueClient } from '@sqlsweep/queue';
-import { RunRepository } from '@sqlsweep/db';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createRunUsingModel, createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import { StageRunner, type StageRunnerDeps } from '@sqlsweep/worker';
 import { runCli, waitFor } from './support/e2e';
 
@@ -105,15 +104,7 @@ describe('sqlsweep status and sqlsweep models with a paused model', () => {
   });
 
   it('names the paused model and the reason, and lifts the pause', async () => {
-    const dataset = await db.db.insertInto('datasets').values({ name: 'pauses' }).returning('id').executeTakeFirstOrThrow();
-    const versionId = (await db.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 'c', format: 'minibench', source_path: '-', item_count: 1 })
-      .returning('id').executeTakeFirstOrThrow()).id;
-    const runId = await new RunRepository(db.db).createRun({
-      sweep: { name: 'pauses', source: '-', config: {}, configHash: 'pauses' }, datasetVersionId: versionId, priority: 'interactive',
-      itemCount: 1, stageJobs: 0, reusedStages: 0, simulated: true,
-      variants: [{ id: randomUUID(), variantKey: 'v', label: 'v', pipeline: 'zero-shot', model: 'gpt-paid', sampleIndex: 0, params: {} }],
-      stages: [],
-    });
+    const runId = await createRunUsingModel(db.db, 'gpt-paid');
     const reason = 'quota exhausted at provider openai: 429 You exceeded your current quota, please check your plan and billing details.';
     await new RedisRateBudget({ redis, keyPrefix: llmBudgetPrefix(prefix) }).pause('gpt-paid', reason);
     const env = { DATABASE_URL: db.url, REDIS_URL: redisUrl, SQLSWEEP_QUEUE_PREFIX: prefix };

@@ -6,20 +6,10 @@ import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestDatabase, HUGE_GRID_SWEEP, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import { createOrchestratorApp } from './app';
 
 const token = 'test-token-0123456789';
-const tenValues = '[0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]';
-/** About 1 KB of YAML whose grid makes 10^7 variants. */
-const hugeGrid = `name: huge
-dataset: minibench
-models: [sim-strong, sim-weak]
-repeats: 50
-pipelines:
-  - pipeline: rb-sql
-    grid: { theta: ${tenValues}, mu: ${tenValues}, muPrime: ${tenValues}, temperature: ${tenValues}, maxTokens: [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192] }
-`;
 const temperatures = Array.from({ length: 30 }, (_, i) => (i / 15).toFixed(3)).join(', ');
 const maxTokens = Array.from({ length: 30 }, (_, i) => 64 + i).join(', ');
 /** 900 zero-shot variants x 75 minibench dev items x 3 stages = 202,500 stage jobs. */
@@ -59,7 +49,7 @@ describe('POST /api/runs admission and planning off the event loop', () => {
     const rssBefore = process.memoryUsage().rss;
     for (const dryRun of [false, true]) {
       const started = Date.now();
-      const res = await postRun({ source: 'huge.yaml', config: hugeGrid, dryRun });
+      const res = await postRun({ source: 'huge.yaml', config: HUGE_GRID_SWEEP, dryRun });
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({
@@ -72,7 +62,7 @@ describe('POST /api/runs admission and planning off the event loop', () => {
   });
 
   it('refuses a config over 1 MiB (inside the body limit) as an invalid config naming the source and its size', async () => {
-    const config = `${hugeGrid}description: "${'x'.repeat(1024 * 1024)}"\n`;
+    const config = `${HUGE_GRID_SWEEP}description: "${'x'.repeat(1024 * 1024)}"\n`;
     const res = await postRun({ source: 'big.yaml', config, dryRun: true });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RunRepository } from '@sqlsweep/db';
 import { llmBudgetPrefix, RedisRateBudget } from '@sqlsweep/llm';
 import { OrchestratorCore } from '@sqlsweep/orchestration';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createRunUsingModel, createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import { sayPauses } from './models';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -28,15 +26,7 @@ describe('sqlsweep run progress: paused models', () => {
   });
 
   it('says each pause of a model the run uses, once, and when the pauses are lifted', async () => {
-    const dataset = await db.db.insertInto('datasets').values({ name: 'pauses' }).returning('id').executeTakeFirstOrThrow();
-    const versionId = (await db.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 'c', format: 'minibench', source_path: '-', item_count: 1 })
-      .returning('id').executeTakeFirstOrThrow()).id;
-    const runId = await new RunRepository(db.db).createRun({
-      sweep: { name: 'pauses', source: '-', config: {}, configHash: 'pauses' }, datasetVersionId: versionId, priority: 'interactive',
-      itemCount: 1, stageJobs: 0, reusedStages: 0, simulated: true,
-      variants: [{ id: randomUUID(), variantKey: 'v', label: 'v', pipeline: 'zero-shot', model: 'gpt-paid', sampleIndex: 0, params: {} }],
-      stages: [],
-    });
+    const runId = await createRunUsingModel(db.db, 'gpt-paid');
     const budget = new RedisRateBudget({ redis, keyPrefix: llmBudgetPrefix(prefix) });
     const lines: string[] = [];
     const say = (l: string) => lines.push(l);
