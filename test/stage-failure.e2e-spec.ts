@@ -7,7 +7,7 @@ jest.setTimeout(300_000);
 
 /**
  * A provider that answers 400 to every call of one model (past the context length, a content filter) makes the
- * worker throw UnrecoverableError: BullMQ fails the job at attempt 1 of 6. The stage must still settle: its failure
+ * worker throw UnrecoverableError: BullMQ fails the job at attempt 1 of 8. The stage must still settle: its failure
  * recorded, its items errored and the run ended, with no manual step.
  */
 describe('a stage that fails for good at its first attempt', () => {
