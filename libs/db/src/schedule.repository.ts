@@ -18,8 +18,8 @@ export interface RegressionAlertRow {
 export interface ScheduleRunRow {
   runId: string; schedule: string; firedAt: Date; status: string; simulated: boolean; createdAt: Date; finishedAt: Date | null;
   regressed: boolean | null; previousRunId: string | null; variants: unknown;
-  /** Per variant of the run, from run_summaries once it finished (empty before). */
-  summaries: Array<{ variantKey: string; label: string; items: number; correct: number; ex: number }>;
+  /** Per variant of the run, from run_summaries once it finished (empty before); `scorer` names the scorer of `ex`. */
+  summaries: Array<{ variantKey: string; label: string; items: number; correct: number; ex: number; scorer: string | null }>;
 }
 
 /** Schedule fires, regression checks and alerts (tables of migration 20261122071000_schedules). */
@@ -180,7 +180,7 @@ export class ScheduleRepository {
         runs.created_at AS "createdAt", runs.finished_at AS "finishedAt",
         c.regressed, c.previous_run_id AS "previousRunId", c.variants,
         coalesce((SELECT jsonb_agg(jsonb_build_object('variantKey', v.variant_key, 'label', v.label, 'items', s.items,
-            'correct', s.correct, 'ex', s.ex) ORDER BY v.position)
+            'correct', s.correct, 'ex', s.ex, 'scorer', s.scorer) ORDER BY v.position)
           FROM run_summaries s JOIN variants v ON v.id = s.variant_id WHERE s.run_id = f.run_id), '[]'::jsonb) AS summaries
       FROM schedule_fires f JOIN runs ON runs.id = f.run_id
       LEFT JOIN regression_checks c ON c.run_id = f.run_id

@@ -18,3 +18,9 @@ export function duration(seconds: number | null): string {
 
 export const when = (iso: string | null): string => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 19) : '–');
 export const shortId = (id: string): string => id.slice(0, 8);
+
+/** The axis label of an EX chart: EX with the scorer(s) of the numbers plotted (`EX % (bird-ex@2)`). */
+export function exLabel(scorers: Array<string | null | undefined>): string {
+  const named = [...new Set(scorers.flatMap((s) => s?.split(',') ?? []))].sort();
+  return `EX % (${named.length > 0 ? named.join(', ') : 'no scorer recorded'})`;
+}

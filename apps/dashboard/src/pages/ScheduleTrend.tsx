@@ -1,5 +1,5 @@
 import { useApi } from '../lib/api';
-import { pct, shortId, signedPp, when } from '../lib/format';
+import { exLabel, pct, shortId, signedPp, when } from '../lib/format';
 import { href } from '../lib/router';
 import { LinePlot } from '../components/charts';
 import { Simulated } from '../components/Simulated';
@@ -10,7 +10,7 @@ interface StoredVariantCheck { variantKey: string; label: string; delta: number;
 interface ScheduleRun {
   runId: string; firedAt: string; status: string; simulated: boolean; regressed: boolean | null; previousRunId: string | null;
   variants: StoredVariantCheck[] | null;
-  summaries: { variantKey: string; label: string; items: number; correct: number; ex: number }[];
+  summaries: { variantKey: string; label: string; items: number; correct: number; ex: number; scorer: string | null }[];
 }
 interface Alert { id: number; runId: string; schedule: string; payload: { text?: string }; deliveredAt: string | null; attempts: number; lastError: string | null; createdAt: string }
 
@@ -27,13 +27,13 @@ export function ScheduleTrend({ name }: { name: string }) {
         const series = keys.map((key) => ({
           name: nights.flatMap((n) => n.summaries).find((s) => s.variantKey === key)!.label,
           points: nights.flatMap((n) => n.summaries.filter((s) => s.variantKey === key).map((s) => ({
-            x: Date.parse(n.firedAt), y: s.ex, marked: checkOf(n, key)?.regressed === true, title: `${when(n.firedAt)} ${s.label}: EX ${pct(s.ex)}`,
+            x: Date.parse(n.firedAt), y: s.ex, marked: checkOf(n, key)?.regressed === true, title: `${when(n.firedAt)} ${s.label}: EX ${pct(s.ex)} (${s.scorer ?? 'no scorer recorded'})`,
           }))),
         }));
         if (nights.length === 0) return <p className="muted">Schedule “{name}” has not fired yet.</p>;
         return (
           <div className="chart-box" data-testid="schedule-trend">
-            <LinePlot series={series} xLabel="fired at" yLabel="EX %" xFmt={(t) => new Date(t).toISOString().slice(5, 16).replace('T', ' ')} />
+            <LinePlot series={series} xLabel="fired at" yLabel={exLabel(nights.flatMap((n) => n.summaries.map((s) => s.scorer)))} xFmt={(t) => new Date(t).toISOString().slice(5, 16).replace('T', ' ')} />
             {nights.some((n) => n.simulated) && <Simulated on />}
             <h2>Regression alerts</h2>
             <Status loaded={alerts}>
@@ -49,14 +49,15 @@ export function ScheduleTrend({ name }: { name: string }) {
               )}
             </Status>
             <table className="grid">
-              <thead><tr><th>run</th><th>fired</th><th>status</th><th>variant</th><th className="num">EX %</th><th className="num">vs previous night</th><th>interval</th></tr></thead>
+              <thead><tr><th>run</th><th>fired</th><th>status</th><th>variant</th><th className="num">EX %</th><th>scorer</th><th className="num">vs previous night</th><th>interval</th></tr></thead>
               <tbody>
                 {nights.flatMap((n) => n.summaries.map((s) => {
                   const c = checkOf(n, s.variantKey);
                   return (
                     <tr key={`${n.runId}/${s.variantKey}`} className={c?.regressed ? 'regression' : ''} data-testid="schedule-row" data-run-id={n.runId}>
                       <td><a href={href(['runs', n.runId])}>{shortId(n.runId)}</a></td><td>{when(n.firedAt)}</td><td>{n.status}</td><td>{s.label}</td>
-                      <td className="num">{pct(s.ex)}</td>
+                      <td className="num" data-col="ex">{pct(s.ex)}</td>
+                      <td className="muted" data-col="scorer">{s.scorer ?? '–'}</td>
                       <td className="num">{c ? signedPp(c.delta) : '–'}</td>
                       <td>{c ? `[${c.low.toFixed(2)}, ${c.high.toFixed(2)}]${c.regressed ? ' regression' : ''}` : '–'}</td>
                     </tr>

@@ -52,7 +52,7 @@ describe('regression checks of finished scheduled runs (real Postgres)', () => {
       const sqlText = `SELECT ${ok ? 'gold' : 'wrong'} /* ${tag(r.model)} */`;
       const output = r.stage === 'gold' ? { columns: ['x'], rows: [[1]] }
         : r.stage === 'zero-shot.generate' ? { sql: sqlText }
-          : { correct: ok, errored: false, reason: ok ? 'same result' : 'different result', predictedSql: sqlText };
+          : { correct: ok, errored: false, reason: ok ? 'same result' : 'different result', predictedSql: sqlText, scorer: 'bird-ex@2' };
       await core.stages.saveResult({ stageKey: r.stage_key, stage: r.stage, output, simulated: true, machine: 'test' });
     }
     expect(await core.advancer.reconcile(runId)).toMatchObject({ finished: true });
@@ -102,5 +102,7 @@ describe('regression checks of finished scheduled runs (real Postgres)', () => {
     expect(await checker.tick()).toEqual({ checked: [], delivered: 0 });
     expect(await schedules.listAlerts()).toHaveLength(1);
     expect((await schedules.scheduleRuns('two')).map((r) => r.regressed)).toEqual([false, true, false]);
+    // The trend view's EX names its scorer (as the evaluate stage stored it), per variant of every night.
+    expect((await schedules.scheduleRuns('two')).map((r) => r.summaries.map((x) => x.scorer))).toEqual([0, 1, 2].map(() => ['bird-ex@2', 'bird-ex@2']));
   });
 });
