@@ -154,6 +154,7 @@ describe('orchestrator API over a finished demo sweep', () => {
     expect(cmp.byDifficulty.reduce((n: number, d: { items: number }) => n + d.items, 0)).toBe(60);
     expect(cmp.simulated).toBe(true);
     expect([cmp.a.scorer, cmp.b.scorer]).toEqual(['bird-ex@2', 'bird-ex@2']);
+    expect(cmp.scorerWarning).toBeNull();
     // Two runs: naming only one variant pairs it with the same variant key in the other run.
     const sameRun = await getJson(`/api/compare?runA=${runId}&variantA=${a.id}&runB=${runId}`);
     expect(sameRun.b.variantId).toBe(a.id);
@@ -179,10 +180,11 @@ describe('orchestrator API over a finished demo sweep', () => {
       const spiderFile = e2e.writeFile(`${v.id}.sql`, spider);
       expect(readSpiderPredictions(spiderFile)).toEqual(mine.map((r) => (r.predicted_sql ?? 'SELECT').replace(/[\t\r\n]+/g, ' ').trim() || 'SELECT'));
     }
-    const jsonl = (await (await fetch(`${url}/api/runs/${runId}/export?format=jsonl`, { headers: auth })).text()).trim().split('\n').map((l) => JSON.parse(l) as { itemId: string; variantId: string; correct: boolean; simulated: boolean });
+    const jsonl = (await (await fetch(`${url}/api/runs/${runId}/export?format=jsonl`, { headers: auth })).text()).trim().split('\n').map((l) => JSON.parse(l) as { itemId: string; variantId: string; correct: boolean; simulated: boolean; scorer: string | null });
     expect(jsonl).toHaveLength(120);
     for (const r of stored) expect(jsonl.find((j) => j.itemId === r.item_id && j.variantId === r.variant_id)?.correct).toBe(r.correct);
     expect(jsonl.every((j) => j.simulated)).toBe(true);
+    expect(jsonl.map((j) => j.scorer)).toEqual(jsonl.map(() => 'bird-ex@2')); // each verdict names its scorer
     const csv = (await (await fetch(`${url}/api/runs/${runId}/export?format=csv&variantId=${variants[0].id}`, { headers: auth })).text()).trimEnd().split('\r\n');
     expect(csv).toHaveLength(61);
   });

@@ -190,7 +190,7 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
 
     const csv = await get(`/api/runs/${runId}/export?format=csv`);
     expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
-    expect(await csv.text()).toMatch(/^variantId,variantLabel,itemId,dbId,difficulty,correct,errored,reason,predictedSql,goldSql,question,inputTokens,outputTokens,costUsd,latencyMs,simulated\r\n$/);
+    expect(await csv.text()).toMatch(/^variantId,variantLabel,itemId,dbId,difficulty,correct,scorer,errored,reason,predictedSql,goldSql,question,inputTokens,outputTokens,costUsd,latencyMs,simulated\r\n$/);
     await expect400(await get(`/api/runs/${runId}/export?format=spider`), 'query.variantId', /2 variants/);
     await expect400(await get(`/api/runs/${runId}/export?format=xml`), 'query.format', /./);
 
@@ -235,7 +235,22 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
       await expect400(await get(`/api/compare?runA=${done1.id}&variantA=${v.id}&runB=${done2.id}`), 'query', /no scored item in common/);
       await expect400(await get(`/api/compare?runA=${done1.id}&variantA=${copy.runId}&runB=${done2.id}`), 'query.variantA', /not part of the run/);
       await expect400(await get(`/api/compare?runA=${done1.id}&variantA=${v.id}&runB=${done2.id}&resamples=5`), 'query.resamples', /./);
+
+      // One item scored in both runs, by different scorers: the comparison says so instead of a bare delta.
+      const [v2] = (await getJson(`/api/runs/${done2.id}/variants`)) as Array<{ id: string }>;
+      const item = (await t.db.selectFrom('dataset_items').select('item_id').orderBy('position').executeTakeFirstOrThrow()).item_id;
+      const result = (runId: string, variantId: string, scorer: string) => ({
+        run_id: runId, variant_id: variantId, item_id: item, final_stage_key: `k-${runId}`, correct: true, errored: false, reason: 'same result',
+        predicted_sql: 'SELECT 1', difficulty: 'simple', input_tokens: 0, output_tokens: 0, cost_usd: 0, latency_ms: 0, simulated: true, scorer,
+      });
+      await t.db.insertInto('item_results').values([result(done1.id, v.id, 'bird-ex@2'), result(done2.id, v2.id, 'bird-ex-bag@1')]).execute();
+      const mixed = await getJson(`/api/compare?runA=${done1.id}&variantA=${v.id}&runB=${done2.id}&variantB=${v2.id}&resamples=100`);
+      expect([mixed.a.scorer, mixed.b.scorer]).toEqual(['bird-ex@2', 'bird-ex-bag@1']);
+      expect(mixed.scorerWarning).toMatch(/A was scored by bird-ex@2, B by bird-ex-bag@1: EX under different scorers is not comparable/);
+      await t.db.updateTable('item_results').set({ scorer: 'bird-ex@2' }).where('run_id', '=', done2.id).execute();
+      expect((await getJson(`/api/compare?runA=${done1.id}&variantA=${v.id}&runB=${done2.id}&variantB=${v2.id}&resamples=100`)).scorerWarning).toBeNull();
     } finally {
+      await t.db.deleteFrom('item_results').where('run_id', 'in', [done1.id, done2.id]).execute();
       await post(`/api/runs/${copy.runId}/cancel`);
     }
   });

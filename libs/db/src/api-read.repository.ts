@@ -55,6 +55,8 @@ export interface PairedOutcomeRow { itemId: string; difficulty: string | null; a
 export interface ExportRow {
   variantId: string; variantLabel: string; itemId: string; position: number; dbId: string; question: string;
   goldSql: string; difficulty: string | null; correct: boolean; errored: boolean; reason: string; predictedSql: string | null;
+  /** The named scorer of `correct` (`bird-ex@2`); null for results stored before scorers were named. */
+  scorer: string | null;
   inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number; simulated: boolean;
 }
 
@@ -239,7 +241,7 @@ export class ApiReadRepository {
   async exportRows(runId: string, variantId?: string): Promise<ExportRow[]> {
     const { rows } = await sql<ExportRow>`
       SELECT ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId", di.position, di.db_id AS "dbId",
-        di.question, di.gold_sql AS "goldSql", ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql",
+        di.question, di.gold_sql AS "goldSql", ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql", ir.scorer,
         ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd", ir.latency_ms AS "latencyMs", ir.simulated
       FROM item_results ir JOIN runs r ON r.id = ir.run_id JOIN variants v ON v.id = ir.variant_id
       JOIN dataset_items di ON di.version_id = r.dataset_version_id AND di.item_id = ir.item_id
