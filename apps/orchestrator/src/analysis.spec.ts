@@ -1,3 +1,4 @@
+import { scorerWarning } from './comparison';
 import { paretoFlags } from './pareto';
 import { paramSweep, type KnobVariant } from './param-sweep';
 
@@ -35,5 +36,22 @@ describe('paramSweep', () => {
 
   it('returns nothing for a knob no variant has', () => {
     expect(paramSweep([v('a', { model: 'm1' }, 1)], 'theta')).toEqual({ values: [], series: [] });
+  });
+});
+
+describe('scorerWarning', () => {
+  it('says nothing when both sides name the same scorer, or neither names one', () => {
+    expect(scorerWarning('bird-ex@2', 'bird-ex@2')).toBeNull();
+    expect(scorerWarning(null, null)).toBeNull();
+  });
+
+  it('names both scorers when they differ, a version change included', () => {
+    expect(scorerWarning('bird-ex@2', 'bird-ex-bag@1')).toMatch(/^A was scored by bird-ex@2, B by bird-ex-bag@1: EX under different scorers is not comparable/);
+    expect(scorerWarning('spider-ex@1', 'spider-ex@2')).toMatch(/spider-ex@1, B by spider-ex@2/);
+    expect(scorerWarning(null, 'bird-ex@2')).toMatch(/A was scored by no named scorer \(stored before scorers were named\), B by bird-ex@2/);
+  });
+
+  it('warns when a side mixes scorers', () => {
+    expect(scorerWarning('bird-ex@2,bird-ex-bag@1', 'bird-ex@2')).toMatch(/side A mixes the scorers bird-ex@2,bird-ex-bag@1/);
   });
 });

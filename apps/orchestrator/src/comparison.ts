@@ -43,6 +43,21 @@ export async function resolveSides(repo: ApiReadRepository, q: { runA: string; v
   return [{ runId: q.runA, variant: a }, { runId: q.runB, variant: b }];
 }
 
+/**
+ * Why the two sides' EX may not be comparable: their verdicts came from different scorers (`bird-ex@2` against
+ * `bird-ex-bag@1`), one side names none (stored before scorers were named) or a side mixes several. Null when both
+ * name the same single scorer, or neither names one.
+ */
+export function scorerWarning(a: string | null, b: string | null): string | null {
+  const mixed = [['A', a], ['B', b]].filter(([, s]) => s?.includes(','));
+  if (mixed.length > 0) {
+    return `${mixed.map(([side, s]) => `side ${side} mixes the scorers ${s}`).join(' and ')}: its EX is not one scorer's, so the delta may mix scorer differences with the change compared`;
+  }
+  if (a === b) return null;
+  const name = (s: string | null) => s ?? 'no named scorer (stored before scorers were named)';
+  return `A was scored by ${name(a)}, B by ${name(b)}: EX under different scorers is not comparable, so the delta may be a scorer difference rather than a change in the predictions`;
+}
+
 export async function compare(repo: ApiReadRepository, q: { runA: string; variantA?: string; runB: string; variantB?: string; resamples: number; seed: number }): Promise<ComparisonDto> {
   const [a, b] = await resolveSides(repo, q);
   const pairs = await repo.pairedOutcomes({ runId: a.runId, variantId: a.variant.id }, { runId: b.runId, variantId: b.variant.id });
@@ -73,6 +88,7 @@ export async function compare(repo: ApiReadRepository, q: { runA: string; varian
       return { difficulty, items: mine.length, exA, exB, delta: exB - exA };
     }),
     simulated: sa.simulated || sb.simulated,
+    scorerWarning: scorerWarning(sa.scorer, sb.scorer),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ComparisonDto, CostAccuracyDto, RunSummaryDto, VariantDto } from '@sqlsweep/contracts';
 import { useApi } from '../lib/api';
-import { pct, pValue, shortId, signedPp, usd, when } from '../lib/format';
+import { exLabel, pct, pValue, shortId, signedPp, usd, when } from '../lib/format';
 import { paretoFront } from '../lib/pareto';
 import { href, type Route } from '../lib/router';
 import { DeltaBars, ParetoScatter } from '../components/charts';
@@ -65,6 +65,7 @@ function Comparison({ c }: { c: ComparisonDto }) {
   const significant = c.interval.low > 0 || c.interval.high < 0;
   return (
     <div data-testid="comparison">
+      {c.scorerWarning && <div className="warning" role="alert" data-testid="scorer-warning">Different scorers: {c.scorerWarning}</div>}
       <table className="grid sides">
         <thead><tr><th /><th>variant</th><th>run</th><th className="num">items</th><th className="num">correct</th><th className="num">EX %</th><th>scorer</th><th className="num">cost</th></tr></thead>
         <tbody>
@@ -138,7 +139,7 @@ function CompareScatter({ runIds, picked }: { runIds: string[]; picked: string[]
   const front = runIds.length > 1 ? paretoFront(points) : new Set(points.filter((p) => p.pareto));
   return (
     <div className="chart-box">
-      <ParetoScatter xLabel="cost (USD)" yLabel="EX %" xFmt={(v) => `$${v.toFixed(3)}`}
+      <ParetoScatter xLabel="cost (USD)" yLabel={exLabel(points.map((p) => p.scorer))} xFmt={(v) => `$${v.toFixed(3)}`}
         points={points.map((p) => ({
           id: `${p.runId}/${p.variantId}`, label: `${picked[0] === p.variantId ? 'A: ' : picked[1] === p.variantId ? 'B: ' : ''}${p.label}${runIds.length > 1 ? ` (${shortId(p.runId)})` : ''}`,
           x: p.costUsd, y: p.ex, highlight: front.has(p), group: p.runId,

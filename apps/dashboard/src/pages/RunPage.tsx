@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { CostAccuracyDto, LeaderboardRowDto, ModelPauseDto, RunDetailDto } from '@sqlsweep/contracts';
 import { useApi } from '../lib/api';
-import { int, ms, pct, shortId, usd, when } from '../lib/format';
+import { exLabel, int, ms, pct, shortId, usd, when } from '../lib/format';
 import { href } from '../lib/router';
 import { ParetoScatter } from '../components/charts';
 import { Simulated } from '../components/Simulated';
@@ -112,7 +112,7 @@ function CostAccuracy({ runId }: { runId: string }) {
     <Status loaded={ca}>
       {(d) => (
         <div className="chart-box">
-          <ParetoScatter xLabel="cost (USD)" yLabel="EX %" xFmt={(v) => `$${v.toFixed(3)}`}
+          <ParetoScatter xLabel="cost (USD)" yLabel={exLabel(d.points.map((p) => p.scorer))} xFmt={(v) => `$${v.toFixed(3)}`}
             points={d.points.map((p) => ({ id: p.variantId, label: p.label, x: p.costUsd, y: p.ex, highlight: p.pareto }))} />
           <p className="muted">Larger dots joined by the line are the Pareto front: no other variant is at least as accurate for less.</p>
           {d.points.some((p) => p.simulated) && <Simulated on />}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ComparisonDto, LeaderboardRowDto, RunSummaryDto, SweepSummaryDto } from '@sqlsweep/contracts';
 import { getJson, useApi } from '../lib/api';
-import { pct, shortId, signedPp, when } from '../lib/format';
+import { exLabel, pct, shortId, signedPp, when } from '../lib/format';
 import { href, type Route } from '../lib/router';
 import { LinePlot } from '../components/charts';
 import { Simulated } from '../components/Simulated';
@@ -86,7 +86,7 @@ function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
   return (
     <div className="chart-box" data-testid="trend">
       {toggle}
-      <LinePlot series={series} xLabel="run start" yLabel="EX %" xFmt={(t) => new Date(t).toISOString().slice(5, 16).replace('T', ' ')} />
+      <LinePlot series={series} xLabel="run start" yLabel={exLabel(points.map((p) => p.row.scorer))} xFmt={(t) => new Date(t).toISOString().slice(5, 16).replace('T', ' ')} />
       {points.some((p) => p.row.simulated) && <Simulated on />}
       <h2>Regressions ({regressions.length})</h2>
       {regressions.length === 0 ? <p className="muted">No night whose interval against the night before excludes zero on the low side.</p> : (
@@ -107,7 +107,7 @@ function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
               <td><a href={href(['runs', p.run.id])}>{shortId(p.run.id)}</a></td><td>{when(p.run.createdAt)}</td><td>{p.row.label}</td>
               <td className="num" data-col="ex">{pct(p.row.ex)}</td>
               <td className="muted" data-col="scorer">{p.row.scorer ?? '–'}</td>
-              <td className="num" data-col="delta">{p.vsPrevious ? signedPp(p.vsPrevious.delta) : '–'}</td>
+              <td className="num" data-col="delta" title={p.vsPrevious?.scorerWarning ?? undefined}>{p.vsPrevious ? signedPp(p.vsPrevious.delta) : '–'}{p.vsPrevious?.scorerWarning ? ' (scorer changed)' : ''}</td>
               <td>{p.vsPrevious ? `[${p.vsPrevious.interval.low.toFixed(2)}, ${p.vsPrevious.interval.high.toFixed(2)}]` : '–'}</td>
             </tr>
           ))}

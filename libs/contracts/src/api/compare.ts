@@ -34,6 +34,8 @@ export const comparisonSchema = z.object({
   flipped: z.object({ improved: z.array(z.string()), regressed: z.array(z.string()) }),
   byDifficulty: z.array(z.object({ difficulty: z.string(), items: z.number().int(), exA: z.number(), exB: z.number(), delta: z.number() })),
   simulated: z.boolean(),
+  /** Set when the two sides' EX came from different scorers (or a side names none or several): says which, and why the delta may mislead. */
+  scorerWarning: z.string().nullable(),
 }).meta({ id: 'Comparison' });
 export type ComparisonDto = z.infer<typeof comparisonSchema>;
 
