@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import type { Db } from './connection';
 
 export interface ScheduleFire { schedule: string; firedAt: Date; cacheNamespace: string; runId: string | null; error: string | null }
-/** One (variant, item) present in both runs: correct before (a) and now (b). */
-export interface PairedItemRow { variantKey: string; label: string; itemId: string; a: boolean; b: boolean }
+/** One (variant, item) present in both runs: correct before (a) and now (b), and the scorer of each verdict. */
+export interface PairedItemRow { variantKey: string; label: string; itemId: string; a: boolean; b: boolean; scorerA: string | null; scorerB: string | null }
 export interface StageChangeRow { stage: string; compared: number; changed: number }
 export interface ScheduledRunToCheck { runId: string; schedule: string; firedAt: Date; simulated: boolean }
 export interface PreviousScheduledRun { runId: string; firedAt: Date }
@@ -84,7 +84,8 @@ export class ScheduleRepository {
   /** Items scored in both runs under the same variant key. */
   async pairedItems(previousRunId: string, runId: string): Promise<PairedItemRow[]> {
     const { rows } = await sql<PairedItemRow>`
-      SELECT vb.variant_key AS "variantKey", vb.label, rb.item_id AS "itemId", ra.correct AS a, rb.correct AS b
+      SELECT vb.variant_key AS "variantKey", vb.label, rb.item_id AS "itemId", ra.correct AS a, rb.correct AS b,
+        ra.scorer AS "scorerA", rb.scorer AS "scorerB"
       FROM item_results rb
       JOIN variants vb ON vb.id = rb.variant_id
       JOIN variants va ON va.run_id = ${previousRunId} AND va.variant_key = vb.variant_key

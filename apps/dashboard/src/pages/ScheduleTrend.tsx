@@ -6,13 +6,20 @@ import { Simulated } from '../components/Simulated';
 import { Status } from '../components/Status';
 
 // The API describes schedule rows loosely (z.record); these are the fields the schedules module returns.
-interface StoredVariantCheck { variantKey: string; label: string; delta: number; low: number; high: number; regressed: boolean; pairedItems: number }
+interface StoredVariantCheck {
+  variantKey: string; label: string; delta: number; low: number; high: number; regressed: boolean; pairedItems: number;
+  /** Absent in checks stored before scorers were named. */
+  scorerPrevious?: string | null; scorerCurrent?: string | null;
+}
 interface ScheduleRun {
   runId: string; firedAt: string; status: string; simulated: boolean; regressed: boolean | null; previousRunId: string | null;
   variants: StoredVariantCheck[] | null;
   summaries: { variantKey: string; label: string; items: number; correct: number; ex: number; scorer: string | null }[];
 }
 interface Alert { id: number; runId: string; schedule: string; payload: { text?: string }; deliveredAt: string | null; attempts: number; lastError: string | null; createdAt: string }
+
+const scorerChanged = (c: StoredVariantCheck): boolean =>
+  c.scorerPrevious !== undefined && c.scorerCurrent !== undefined && c.scorerPrevious !== c.scorerCurrent;
 
 /** A schedule's nightly runs as the regression checker stored them: EX per variant, checked nights marked. */
 export function ScheduleTrend({ name }: { name: string }) {
@@ -58,7 +65,7 @@ export function ScheduleTrend({ name }: { name: string }) {
                       <td><a href={href(['runs', n.runId])}>{shortId(n.runId)}</a></td><td>{when(n.firedAt)}</td><td>{n.status}</td><td>{s.label}</td>
                       <td className="num" data-col="ex">{pct(s.ex)}</td>
                       <td className="muted" data-col="scorer">{s.scorer ?? '–'}</td>
-                      <td className="num">{c ? signedPp(c.delta) : '–'}</td>
+                      <td className="num" data-col="delta">{c ? signedPp(c.delta) : '–'}{c && scorerChanged(c) ? ` (scorer changed from ${c.scorerPrevious ?? 'none named'})` : ''}</td>
                       <td>{c ? `[${c.low.toFixed(2)}, ${c.high.toFixed(2)}]${c.regressed ? ' regression' : ''}` : '–'}</td>
                     </tr>
                   );

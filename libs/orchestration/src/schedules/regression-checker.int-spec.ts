@@ -43,7 +43,7 @@ describe('regression checks of finished scheduled runs (real Postgres)', () => {
   });
 
   /** Writes every stage output of a run: `correct(model, index)` decides each item; `tag` makes the generated SQL differ per night. */
-  async function complete(runId: string, correct: (model: string, index: number) => boolean, tag: (model: string) => string): Promise<void> {
+  async function complete(runId: string, correct: (model: string, index: number) => boolean, tag: (model: string) => string, scorer = 'bird-ex@2'): Promise<void> {
     const rows = await t.db.selectFrom('run_stages as rs').innerJoin('variants as v', 'v.id', 'rs.variant_id')
       .select(['rs.stage', 'rs.stage_key', 'rs.item_id', 'v.model']).where('rs.run_id', '=', runId).orderBy('rs.item_id').execute();
     const items = [...new Set(rows.map((r) => r.item_id))];
@@ -52,7 +52,7 @@ describe('regression checks of finished scheduled runs (real Postgres)', () => {
       const sqlText = `SELECT ${ok ? 'gold' : 'wrong'} /* ${tag(r.model)} */`;
       const output = r.stage === 'gold' ? { columns: ['x'], rows: [[1]] }
         : r.stage === 'zero-shot.generate' ? { sql: sqlText }
-          : { correct: ok, errored: false, reason: ok ? 'same result' : 'different result', predictedSql: sqlText, scorer: 'bird-ex@2' };
+          : { correct: ok, errored: false, reason: ok ? 'same result' : 'different result', predictedSql: sqlText, scorer };
       await core.stages.saveResult({ stageKey: r.stage_key, stage: r.stage, output, simulated: true, machine: 'test' });
     }
     expect(await core.advancer.reconcile(runId)).toMatchObject({ finished: true });
@@ -75,7 +75,7 @@ describe('regression checks of finished scheduled runs (real Postgres)', () => {
     const [check] = second.checked;
     expect(check).toMatchObject({ runId: n2.runId, previousRunId: n1.runId, regressed: true, simulated: true });
     const byModel = Object.fromEntries(check.variants.map((v) => [v.label.includes('sim-strong') ? 'strong' : 'weak', v]));
-    expect(byModel.strong).toMatchObject({ pairedItems: 30, exPrevious: 80, exCurrent: 20, delta: -60, flippedToWrong: 18, flippedToRight: 0, regressed: true });
+    expect(byModel.strong).toMatchObject({ pairedItems: 30, exPrevious: 80, exCurrent: 20, delta: -60, flippedToWrong: 18, flippedToRight: 0, regressed: true, scorerPrevious: 'bird-ex@2', scorerCurrent: 'bird-ex@2' });
     expect(byModel.strong.high).toBeLessThan(0);
     expect(byModel.strong.mcnemarP).toBeCloseTo(2 * 0.5 ** 18, 12);
     expect(byModel.weak).toMatchObject({ pairedItems: 30, exPrevious: 80, exCurrent: 80, delta: 0, low: 0, high: 0, regressed: false });
@@ -90,7 +90,7 @@ describe('regression checks of finished scheduled runs (real Postgres)', () => {
     expect(alerts[0]).toMatchObject({ runId: n2.runId, webhookUrl: null, deliveredAt: null, attempts: 0 });
     const payload = alerts[0].payload as RegressionAlertPayload;
     expect(payload).toMatchObject({ type: 'regression', previousFiredAt: '2026-11-20T02:00:00.000Z', firedAt: '2026-11-21T02:00:00.000Z' });
-    expect(payload.text).toMatch(/EX 80\.0 -> 20\.0 \(-60\.0 pp/);
+    expect(payload.text).toMatch(/EX 80\.0 -> 20\.0 \(-60\.0 pp, 95% CI -?[\d.]+\.\.-[\d.]+; scored by bird-ex@2\)/);
     expect(payload.text).toMatch(/zero-shot\.generate \(30\/60\), evaluate|evaluate \(30\/60\), zero-shot\.generate \(30\/60\)/);
 
     // Night 3 repeats night 2: compared with night 2, nothing regressed and no alert is added; checks are written once.
@@ -102,7 +102,19 @@ describe('regression checks of finished scheduled runs (real Postgres)', () => {
     expect(await checker.tick()).toEqual({ checked: [], delivered: 0 });
     expect(await schedules.listAlerts()).toHaveLength(1);
     expect((await schedules.scheduleRuns('two')).map((r) => r.regressed)).toEqual([false, true, false]);
-    // The trend view's EX names its scorer (as the evaluate stage stored it), per variant of every night.
-    expect((await schedules.scheduleRuns('two')).map((r) => r.summaries.map((x) => x.scorer))).toEqual([0, 1, 2].map(() => ['bird-ex@2', 'bird-ex@2']));
+
+    // Night 4 is scored by another scorer and drops the weak variant: the alert says the scorer changed, since the
+    // drop may be the scorer's rather than the predictions'.
+    const n4 = await firer.fire('two', new Date('2026-11-23T02:00:00Z'));
+    await complete(n4.runId, (model, i) => (model === 'sim-strong' ? i % 10 < 2 : i % 10 < 1), () => 'night1', 'bird-ex-bag@1');
+    const [fourth] = (await checker.tick()).checked;
+    const weak = fourth.variants.find((v) => v.label.includes('sim-weak'))!;
+    expect(weak).toMatchObject({ scorerPrevious: 'bird-ex@2', scorerCurrent: 'bird-ex-bag@1', regressed: true });
+    const [latest] = await schedules.listAlerts({ schedule: 'two' });
+    expect((latest.payload as RegressionAlertPayload).text).toMatch(/sim-weak.*scorer changed from bird-ex@2 to bird-ex-bag@1, so the drop may come from the scorer/);
+    // The trend view's EX names its scorer (as the evaluate stage stored it), per variant of every night, newest first.
+    expect((await schedules.scheduleRuns('two')).map((r) => r.summaries.map((x) => x.scorer))).toEqual([
+      ['bird-ex-bag@1', 'bird-ex-bag@1'], ['bird-ex@2', 'bird-ex@2'], ['bird-ex@2', 'bird-ex@2'], ['bird-ex@2', 'bird-ex@2'],
+    ]);
   });
 });

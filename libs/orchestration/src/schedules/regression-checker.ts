@@ -8,6 +8,8 @@ export interface VariantComparison {
   delta: number; low: number; high: number; confidence: number;
   mcnemarP: number; flippedToWrong: number; flippedToRight: number;
   regressed: boolean;
+  /** The named scorer(s) of each night's verdicts (`bird-ex@2`, comma-separated if several); null when none names one. */
+  scorerPrevious: string | null; scorerCurrent: string | null;
 }
 
 export interface RegressionCheck {
@@ -32,6 +34,8 @@ export interface RegressionCheckerOptions {
   log?: (line: Record<string, unknown>) => void;
 }
 
+const scorersOf = (names: Array<string | null>): string | null => [...new Set(names.filter((n) => n !== null))].sort().join(',') || null;
+
 function compareVariant(key: string, rows: PairedItemRow[], resamples: number, confidence: number): VariantComparison {
   const pairs = rows.map((r) => ({ itemId: r.itemId, a: r.a, b: r.b }));
   // Seeded by nothing but the data, so a check recomputed later gives the same interval.
@@ -44,12 +48,19 @@ function compareVariant(key: string, rows: PairedItemRow[], resamples: number, c
     delta: boot.delta, low: boot.low, high: boot.high, confidence,
     mcnemarP: test.pValue, flippedToWrong: test.onlyA, flippedToRight: test.onlyB,
     regressed: boot.high < 0,
+    scorerPrevious: scorersOf(rows.map((r) => r.scorerA)), scorerCurrent: scorersOf(rows.map((r) => r.scorerB)),
   };
+}
+
+/** Which scorer the EX figures come from, or that it changed between the nights (then the drop may be the scorer's). */
+function scorerNote(v: VariantComparison): string {
+  if (v.scorerPrevious === v.scorerCurrent) return `scored by ${v.scorerPrevious ?? 'no named scorer'}`;
+  return `scorer changed from ${v.scorerPrevious ?? 'none named'} to ${v.scorerCurrent ?? 'none named'}, so the drop may come from the scorer`;
 }
 
 function alertText(check: RegressionCheck): string {
   const worse = check.variants.filter((v) => v.regressed)
-    .map((v) => `${v.label}: EX ${v.exPrevious.toFixed(1)} -> ${v.exCurrent.toFixed(1)} (${v.delta.toFixed(1)} pp, ${Math.round(100 * v.confidence)}% CI ${v.low.toFixed(1)}..${v.high.toFixed(1)})`);
+    .map((v) => `${v.label}: EX ${v.exPrevious.toFixed(1)} -> ${v.exCurrent.toFixed(1)} (${v.delta.toFixed(1)} pp, ${Math.round(100 * v.confidence)}% CI ${v.low.toFixed(1)}..${v.high.toFixed(1)}; ${scorerNote(v)})`);
   const stages = check.changedStages.filter((s) => s.changed > 0).map((s) => `${s.stage} (${s.changed}/${s.compared})`);
   return `Regression in schedule ${check.schedule}, run ${check.runId}${check.simulated ? ' [simulated]' : ''}: ${worse.join('; ')}.` +
     ` Stages whose outputs changed: ${stages.length ? stages.join(', ') : 'none'}.`;
