@@ -1,4 +1,4 @@
-import { commonEnvSchema, parseEnv, type CommonEnv } from '@sqlsweep/config';
+import { commonEnvSchema, datasetStoreSettings, parseEnv, type CommonEnv } from '@sqlsweep/config';
 import { OrchestratorCore } from '@sqlsweep/orchestration';
 
 export function cliEnv(): CommonEnv {
@@ -12,5 +12,6 @@ export async function openCore(env: CommonEnv = cliEnv()): Promise<OrchestratorC
     databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX,
     modelsFile: env.SQLSWEEP_MODELS_FILE, providerEnv: process.env,
     admission: { maxVariants: env.SQLSWEEP_MAX_VARIANTS, maxStageJobs: env.SQLSWEEP_MAX_STAGE_JOBS },
+    datasetStore: datasetStoreSettings(env, 'sqlsweep environment'),
   });
 }

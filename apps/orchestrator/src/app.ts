@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { AppEnv } from '@sqlsweep/config';
+import { datasetStoreSettings, type AppEnv } from '@sqlsweep/config';
 import { OrchestratorCore } from '@sqlsweep/orchestration';
 import { defaultDashboardDir, serveDashboard } from './dashboard-static';
 import { ErrorsFilter } from './errors.filter';
@@ -27,6 +27,7 @@ export async function createOrchestratorApp(env: AppEnv<'orchestrator'>, provide
     databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX,
     modelsFile: env.SQLSWEEP_MODELS_FILE, providerEnv, corpusDir: env.SQLSWEEP_CORPUS_DIR,
     admission: { maxVariants: env.SQLSWEEP_MAX_VARIANTS, maxStageJobs: env.SQLSWEEP_MAX_STAGE_JOBS },
+    datasetStore: datasetStoreSettings(env, 'orchestrator environment'),
   });
   core.startAdvancing();
   for (const runId of await core.runs.runningRuns()) await core.advancer.reconcile(runId);

@@ -2,7 +2,7 @@ import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type On
 import { APP_GUARD } from '@nestjs/core';
 import type { AppEnv } from '@sqlsweep/config';
 import { ReplicaMaterializer } from '@sqlsweep/datasets';
-import { ApiMetricsRepository, ApiReadRepository, DatasetFileStore } from '@sqlsweep/db';
+import { ApiMetricsRepository, ApiReadRepository } from '@sqlsweep/db';
 import { OrchestratorCore, PlanThread } from '@sqlsweep/orchestration';
 import { BearerGuard } from './bearer.guard';
 import { CatalogController } from './catalog.controller';
@@ -36,7 +36,7 @@ export class OrchestratorModule implements OnModuleInit, OnApplicationShutdown {
         { provide: ORCHESTRATOR_CORE, useValue: core },
         { provide: API_READS, useValue: new ApiReadRepository(core.db) },
         { provide: API_METRICS, useValue: metricsRepo },
-        { provide: RESULT_TABLES, useValue: new ResultTableRunner(new ReplicaMaterializer({ dataDir: env.SQLSWEEP_DATA_DIR, store: new DatasetFileStore(core.db) })) },
+        { provide: RESULT_TABLES, useValue: new ResultTableRunner(new ReplicaMaterializer({ dataDir: env.SQLSWEEP_DATA_DIR, store: core.datasets.files })) },
         { provide: PLAN_THREAD, useValue: plans },
         { provide: METRICS_REGISTRY, useValue: createMetricsRegistry(metricsRepo, core.queue) },
         BearerGuard,

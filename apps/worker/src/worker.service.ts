@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { AppEnv } from '@sqlsweep/config';
+import { datasetStoreSettings, type AppEnv } from '@sqlsweep/config';
 import type { LlmBatchJobPayload, StageJobPayload } from '@sqlsweep/contracts';
-import { createDb, DatasetFileStore, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { createDatasetFileStore, createDb, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
 import { ReplicaMaterializer } from '@sqlsweep/datasets';
 import { Advancer, Reconciler } from '@sqlsweep/orchestration';
 import { Pool } from 'pg';
@@ -67,13 +67,14 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     }));
     this.retrieval = new WorkerRetrieval({ dataDir: env.SQLSWEEP_DATA_DIR, encoderDir: env.SQLSWEEP_ENCODER_DIR, logger: this.log });
     const runs = new RunRepository(this.db);
+    const files = createDatasetFileStore(this.db, datasetStoreSettings(env, 'worker environment'));
     const advancer = new Advancer(runs, this.queue);
     const runner = new StageRunner({
       retrieval: this.retrieval,
-      datasets: new DatasetRepository(this.db), stages: new StageRepository(this.db), queue: this.queue, llm,
+      datasets: new DatasetRepository(this.db, files), stages: new StageRepository(this.db), queue: this.queue, llm,
       advancer,
       sandbox: this.sandbox, sqlDeadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS,
-      replicas: new ReplicaMaterializer({ dataDir: env.SQLSWEEP_DATA_DIR, store: new DatasetFileStore(this.db) }),
+      replicas: new ReplicaMaterializer({ dataDir: env.SQLSWEEP_DATA_DIR, store: files }),
       log: (obj, msg) => this.log.info(obj, msg),
     });
     const concurrency = { llm: env.SQLSWEEP_LLM_CONCURRENCY, sql: env.SQLSWEEP_SQL_CONCURRENCY, retrieval: env.SQLSWEEP_RETRIEVAL_CONCURRENCY };
@@ -87,7 +88,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       },
     });
     const stage = (p: Parameters<StageRunner['run']>[0], job: Parameters<StageRunner['run']>[1], token?: string) => runner.run(p, job, token);
-    const datasets = new DatasetRepository(this.db);
+    const datasets = new DatasetRepository(this.db, files);
     const retrieval = this.retrieval;
     const batches = new LlmBatchRunner({ runner, llm, stages: new StageRepository(this.db), pollMs: env.SQLSWEEP_BATCH_POLL_MS });
     const handlers: JobHandlers<'stage.llm' | 'stage.sql' | 'stage.retrieval' | 'index.build' | 'llm.batch'> = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigError } from './load-env';
 
 const url = (protocols: string[]) =>
   z.string().refine((v) => protocols.some((p) => v.startsWith(`${p}://`)), {
@@ -26,7 +27,43 @@ export const commonEnvSchema = z.object({
   SQLSWEEP_MAX_VARIANTS: intFromString(1).default(10_000),
   /** Admission budget: the planner refuses a sweep of more stage jobs (per variant, item and stage, before sharing). */
   SQLSWEEP_MAX_STAGE_JOBS: intFromString(1).default(2_000_000),
+  /** Where dataset files' bytes are stored: Postgres (default) or an S3-compatible object store (SQLSWEEP_S3_*). */
+  SQLSWEEP_DATASET_STORE: z.enum(['postgres', 's3']).default('postgres'),
+  /** The S3-compatible server (MinIO, Ceph, ...); default: AWS S3 for the region. Requests are path-style. */
+  SQLSWEEP_S3_ENDPOINT: url(['http', 'https']).optional(),
+  SQLSWEEP_S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name: 3-63 lowercase letters, digits, dots and hyphens').optional(),
+  /** Objects are `<prefix>/<sha256>`. */
+  SQLSWEEP_S3_PREFIX: z.string().regex(/^[A-Za-z0-9!_.*'()/-]*$/, 'letters, digits and !_.*\'()/- only').default('sqlsweep/datasets'),
+  SQLSWEEP_S3_REGION: z.string().min(1).optional(),
+  AWS_REGION: z.string().min(1).optional(),
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
 });
+
+/** Where dataset files are stored (see createDatasetFileStore in @sqlsweep/db). */
+export type DatasetStoreSettings =
+  | { kind: 'postgres' }
+  | { kind: 's3'; endpoint?: string; bucket: string; prefix: string; region: string; accessKeyId?: string; secretAccessKey?: string };
+
+/**
+ * The dataset store a process's environment names; throws a ConfigError naming the variable when SQLSWEEP_DATASET_STORE=s3
+ * lacks what it needs (the bucket; both AWS keys or neither, for the SDK's default credential chain).
+ */
+export function datasetStoreSettings(env: CommonEnv, source = 'environment'): DatasetStoreSettings {
+  if (env.SQLSWEEP_DATASET_STORE === 'postgres') return { kind: 'postgres' };
+  const problems: string[] = [];
+  if (!env.SQLSWEEP_S3_BUCKET) problems.push('SQLSWEEP_S3_BUCKET: required when SQLSWEEP_DATASET_STORE=s3 (the bucket dataset files go to)');
+  if ((env.AWS_ACCESS_KEY_ID === undefined) !== (env.AWS_SECRET_ACCESS_KEY === undefined)) {
+    const missing = env.AWS_ACCESS_KEY_ID === undefined ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY';
+    problems.push(`${missing}: set it too, or neither AWS key (the SDK's default credential chain is used then)`);
+  }
+  if (problems.length > 0) throw new ConfigError(source, problems);
+  return {
+    kind: 's3', endpoint: env.SQLSWEEP_S3_ENDPOINT, bucket: env.SQLSWEEP_S3_BUCKET!, prefix: env.SQLSWEEP_S3_PREFIX.replace(/^\/+|\/+$/g, ''),
+    region: env.SQLSWEEP_S3_REGION ?? env.AWS_REGION ?? 'us-east-1',
+    accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+  };
+}
 
 export const workerRoles = ['llm', 'sql', 'retrieval'] as const;
 export type WorkerRole = (typeof workerRoles)[number];

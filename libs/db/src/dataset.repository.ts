@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './connection';
-import { DatasetFileStore } from './dataset-file-store';
+import { PostgresDatasetFileStore, type DatasetFileStore } from './dataset-file-store';
 import type { GoldFlag } from './schema';
 
 export interface NewDatasetItem {
@@ -22,8 +22,9 @@ export class DatasetRepository {
   /** The versions' files, stored by content. */
   readonly files: DatasetFileStore;
 
-  constructor(private readonly db: Db) {
-    this.files = new DatasetFileStore(db);
+  /** `files`: where the bytes are (createDatasetFileStore from the configuration); default Postgres. */
+  constructor(private readonly db: Db, files?: DatasetFileStore) {
+    this.files = files ?? new PostgresDatasetFileStore(db);
   }
 
   /**

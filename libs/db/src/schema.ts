@@ -16,8 +16,12 @@ export interface DatasetItemsTable {
   evidence: string | null; gold_sql: string; difficulty: string | null; hardness: string | null;
   gold_flag: ColumnType<GoldFlag | null, GoldFlag | null | undefined, GoldFlag | null>; gold_flag_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
-/** A dataset file stored by content (sha256) in `dataset_file_chunks`; complete once this row is committed. */
-export interface DatasetFilesTable { sha256: string; size: number; chunk_count: number; stored_at: Timestamp }
+/**
+ * A dataset file stored by content (sha256); complete once this row is committed. `location`: where its bytes are
+ * (`dataset_file_chunks`, or the S3-compatible store's object `<prefix>/<sha256>`).
+ */
+export interface DatasetFilesTable { sha256: string; size: number; chunk_count: number; stored_at: Timestamp; location: Generated<DatasetFileLocation> }
+export type DatasetFileLocation = 'postgres' | 's3';
 export interface DatasetFileChunksTable { sha256: string; idx: number; data: Buffer }
 /** The files a dataset version is made of (what its content hash covers), by path relative to the dataset folder. */
 export interface DatasetVersionFilesTable { version_id: number; path: string; sha256: string; size: number }

@@ -1,4 +1,4 @@
-import { createDb, DatasetRepository, ensureDatabase, migrateToLatest, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { createDatasetFileStore, createDb, DatasetRepository, type DatasetStoreSettings, ensureDatabase, migrateToLatest, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
 import type { Redis } from 'ioredis';
 import { LlmClient, llmBudgetPrefix, loadModelCatalog, ModelPauses, type ModelCatalog, type ModelPause } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost } from '@sqlsweep/queue';
@@ -18,6 +18,8 @@ export interface CoreSettings {
   admission?: AdmissionBudget;
   /** The folder file knobs may name files in; default SQLSWEEP_CORPUS_DIR of this process, else `data`. */
   corpusDir?: string;
+  /** Where dataset files' bytes are (SQLSWEEP_DATASET_STORE); default Postgres. */
+  datasetStore?: DatasetStoreSettings;
 }
 
 /** The orchestrator's parts, wired once; shared by the HTTP app and the CLI. */
@@ -38,7 +40,7 @@ export class OrchestratorCore {
   /** Also what a plan thread (plan-thread.ts) opens its own core with. */
   constructor(readonly settings: CoreSettings) {
     this.db = createDb(settings.databaseUrl);
-    this.datasets = new DatasetRepository(this.db);
+    this.datasets = new DatasetRepository(this.db, createDatasetFileStore(this.db, settings.datasetStore));
     this.runs = new RunRepository(this.db);
     this.stages = new StageRepository(this.db);
     this.queue = new QueueClient(settings.redisUrl, settings.queuePrefix);
