@@ -63,7 +63,7 @@ export function registerDatasetsCommand(program: Command): void {
           const stored = !size ? 'not stored: add it again' : size.missing > 0 ? `${size.missing} of ${size.files} missing: add it again` : formatBytes(size.bytes);
           return [v.datasetName, v.contentHash.slice(0, 12), v.format, v.itemCount, size?.files ?? 0, stored, v.sourcePath];
         })));
-        console.log(`dataset store: ${totals.files} files, ${formatBytes(totals.bytes)} (a file shared by versions is stored once)`);
+        console.log(`dataset store (${core.datasets.files.where}): ${totals.files} files, ${formatBytes(totals.bytes)} (a file shared by versions is stored once)`);
       } finally {
         await core.close();
       }
