@@ -26,6 +26,29 @@ describeDatasetFileStoreContract('postgres', () => ({
   }),
 }));
 
+describe('the Postgres backend beyond the contract', () => {
+  it('takes over a file recorded in the object store (an earlier SQLSWEEP_DATASET_STORE=s3): writes its chunks, and reads it back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-pg-store-'));
+    try {
+      const bytes = randomBytes(50_000);
+      const absPath = join(dir, 'moved-back.bin');
+      writeFileSync(absPath, bytes);
+      const f = { absPath, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      await t.db.insertInto('dataset_files').values({ sha256: f.sha256, size: f.size, chunk_count: 0, location: 's3' }).execute();
+      const store = new PostgresDatasetFileStore(t.db);
+      expect(await store.isStored(f.sha256)).toBe(false);
+      expect(await store.storedAmong([f.sha256])).toEqual(new Set());
+      expect(await store.put(f)).toBe(true);
+      expect(await store.put(f)).toBe(false);
+      const parts: Buffer[] = [];
+      for await (const c of store.chunks(f.sha256)) parts.push(c);
+      expect(Buffer.concat(parts).equals(bytes)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 // The S3 backend runs only where an S3-compatible server is reachable: SQLSWEEP_TEST_S3_ENDPOINT, SQLSWEEP_TEST_S3_BUCKET
 // (existing), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. Each run writes under its own prefix and removes it after.
 const endpoint = process.env.SQLSWEEP_TEST_S3_ENDPOINT;
