@@ -143,6 +143,16 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     expect(await page.locator('[data-testid=comparison] [data-testid=simulated-badge]').first().isVisible()).toBe(true);
     await page.locator('[data-testid=scatter-point]').first().waitFor();
     await screenshot(page, '3-compare');
+
+    // B's verdicts relabelled as another scorer's: the page warns that the two EX are not comparable.
+    const { scorer } = await e2e.db.selectFrom('item_results').select('scorer').where('variant_id', '=', variantB).executeTakeFirstOrThrow();
+    await e2e.db.updateTable('item_results').set({ scorer: 'bird-ex-bag@1' }).where('variant_id', '=', variantB).execute();
+    try {
+      await page.reload();
+      expect(await text('[data-testid=scorer-warning]')).toContain(`A was scored by ${scorer}, B by bird-ex-bag@1`);
+    } finally {
+      await e2e.db.updateTable('item_results').set({ scorer }).where('variant_id', '=', variantB).execute();
+    }
   });
 
   it('drills into a flipped item: question, gold and predicted SQL, and every stage with its prompt and response', async () => {

@@ -45,7 +45,7 @@ export function ItemsPage({ runId, route }: { runId: string; route: Route }) {
                     <td>{r.dbId}</td>
                     <td className="question">{r.question}</td>
                     <td>{r.difficulty ?? '–'}</td>
-                    <td><Verdict correct={r.correct} errored={r.errored} reason={r.reason} /></td>
+                    <td><Verdict correct={r.correct} errored={r.errored} reason={r.reason} scorer={r.scorer} /></td>
                     <td className="num">{usd(r.costUsd)}</td>
                     <td className="num">{ms(r.latencyMs)}</td>
                   </tr>
@@ -64,7 +64,8 @@ export function ItemsPage({ runId, route }: { runId: string; route: Route }) {
   );
 }
 
-export function Verdict({ correct, errored, reason }: { correct: boolean; errored: boolean; reason: string }) {
+/** A verdict; its tooltip gives the reason and the scorer that gave it. */
+export function Verdict({ correct, errored, reason, scorer }: { correct: boolean; errored: boolean; reason: string; scorer?: string | null }) {
   const cls = correct ? 'ok' : errored ? 'err' : 'wrong';
-  return <span className={`verdict ${cls}`} data-testid="verdict" title={reason}>{correct ? 'correct' : errored ? 'error' : 'wrong'}</span>;
+  return <span className={`verdict ${cls}`} data-testid="verdict" title={scorer ? `${reason} (${scorer})` : reason}>{correct ? 'correct' : errored ? 'error' : 'wrong'}</span>;
 }
