@@ -41,6 +41,8 @@ export interface DatasetFileStore {
    * may be about to name them); returns how many and their bytes.
    */
   gc(opts: { minAgeMs: number }): Promise<{ files: number; bytes: number }>;
+  /** Lets go of the backend's own connections (the S3 client's sockets), where it has any. */
+  close?(): void;
 }
 
 /**

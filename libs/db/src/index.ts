@@ -4,7 +4,7 @@ export * from './migrator';
 export * from './dataset.repository';
 export * from './dataset-file-store';
 export * from './dataset-file-index';
-export * from './s3-dataset-file-store';
+export type { S3StoreSettings } from './s3-dataset-file-store';
 export * from './create-dataset-file-store';
 export * from './stage.repository';
 export * from './run.repository';

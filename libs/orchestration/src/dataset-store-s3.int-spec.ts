@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReplicaMaterializer, sha256File } from '@sqlsweep/datasets';
-import { DatasetRepository, S3DatasetFileStore } from '@sqlsweep/db';
+import { createDatasetFileStore, DatasetRepository, type DatasetFileStore } from '@sqlsweep/db';
 // nx-ignore-next-line
 import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
 import { registerDataset } from './register-dataset';
@@ -15,12 +15,12 @@ if (endpoint && bucket) {
   describe('minibench through the S3-compatible dataset store (real Postgres, real S3 server)', () => {
     let t: TestDatabase;
     let dir: string;
-    let store: S3DatasetFileStore;
+    let store: DatasetFileStore;
     beforeAll(async () => {
       t = await createTestDatabase();
       dir = mkdtempSync(join(tmpdir(), 'sqlsweep-s3-minibench-'));
-      store = new S3DatasetFileStore(t.db, {
-        endpoint, bucket, prefix: `sqlsweep-test/minibench-${process.pid}-${Date.now()}`, region: process.env.AWS_REGION ?? 'us-east-1',
+      store = createDatasetFileStore(t.db, {
+        kind: 's3', endpoint, bucket, prefix: `sqlsweep-test/minibench-${process.pid}-${Date.now()}`, region: process.env.AWS_REGION ?? 'us-east-1',
         accessKeyId: process.env.AWS_ACCESS_KEY_ID, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY,
       });
     });
@@ -28,7 +28,7 @@ if (endpoint && bucket) {
       // Nothing names the files once the database is dropped: gc leaves the prefix empty.
       await t?.db.deleteFrom('dataset_version_files').execute();
       await store?.gc({ minAgeMs: 0 });
-      store?.close();
+      store?.close?.();
       await t?.drop();
       rmSync(dir, { recursive: true, force: true });
     });
