@@ -17,6 +17,8 @@ describe('llm-sim fault modes', () => {
       models: {
         't-no-explain': { accuracy: 1, badRequestProtocols: ['explanation'] },
         't-slow': { accuracy: 1, latencyMs: { median: 1500, p95: 1500 } },
+        't-no-headers': { accuracy: 1, accounting: 'openai', windowSeconds: 60, rpm: 1, rateLimitHeaders: false },
+        't-headers': { accuracy: 1, accounting: 'openai', windowSeconds: 60, rpm: 1 },
       },
     }, 'fault-modes test');
     sim = await startLlmSimulator({ datasetDirs: [MINIBENCH], config });
@@ -56,5 +58,26 @@ describe('llm-sim fault modes', () => {
 
     await sdk.chat.completions.create({ model: 't-slow', messages: sqlPrompt(question) });
     expect(stats()).toMatchObject({ requests: 2, ok: 2, abandoned: 1, inFlight: 0 });
+  });
+
+  it('rateLimitHeaders: false sends no x-ratelimit-* headers, on answers or 429s, and keeps the 429s\' retry-after', async () => {
+    const ask = (model: string) => fetch(`${sim.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer any' },
+      body: JSON.stringify({ model, messages: sqlPrompt(question), max_tokens: 50 }),
+    });
+    const limitHeaders = (res: Response) => [...res.headers.keys()].filter((k) => k.startsWith('x-ratelimit-'));
+    for (const model of ['t-headers', 't-no-headers']) {
+      const answered = await ask(model);
+      const refused = await ask(model); // 1 RPM: the second is refused
+      expect([answered.status, refused.status]).toEqual([200, 429]);
+      expect(Number(refused.headers.get('retry-after-ms'))).toBeGreaterThan(0);
+      if (model === 't-headers') {
+        expect(limitHeaders(answered)).toContain('x-ratelimit-limit-requests');
+        expect(limitHeaders(refused)).toContain('x-ratelimit-remaining-requests');
+      } else {
+        expect([...limitHeaders(answered), ...limitHeaders(refused)]).toEqual([]);
+      }
+    }
   });
 });

@@ -230,16 +230,17 @@ export class LlmSimulator {
       this.limiters.set(conv.model, limiter);
     }
     const verdict = limiter.admit(prompt.count, conv.maxTokens ?? 0);
+    const limitHeaders = cfg.rateLimitHeaders ? verdict.headers : {};
     if (!verdict.ok) {
       stats.rateLimited++;
       if (!Number.isFinite(verdict.retryAfterMs)) {
-        throw new HttpError(400, 'invalid_request_error', `prompt of ${prompt.count} tokens exceeds the input token limit per minute`, verdict.headers);
+        throw new HttpError(400, 'invalid_request_error', `prompt of ${prompt.count} tokens exceeds the input token limit per minute`, limitHeaders);
       }
       throw new HttpError(
         429,
         dialect === 'anthropic' ? 'rate_limit_error' : 'requests',
         `Rate limit reached for ${conv.model}: limits ${cfg.rpm} RPM, ${cfg.tpm} input TPM, ${cfg.outputTpm} output TPM. Please try again in ${verdict.retryAfterMs}ms.${cfg.billingSentenceOn429 ? BILLING_SENTENCE : ''}`,
-        { ...verdict.headers, 'retry-after': String(Math.ceil(verdict.retryAfterMs / 1000)), 'retry-after-ms': String(verdict.retryAfterMs) },
+        { ...limitHeaders, 'retry-after': String(Math.ceil(verdict.retryAfterMs / 1000)), 'retry-after-ms': String(verdict.retryAfterMs) },
         'rate_limit_exceeded',
       );
     }
@@ -265,7 +266,7 @@ export class LlmSimulator {
       stats.abandoned++;
       return;
     }
-    return send(res, 200, out.body, { ...verdict.headers, ...out.headers });
+    return send(res, 200, out.body, { ...limitHeaders, ...out.headers });
   }
 
   /**

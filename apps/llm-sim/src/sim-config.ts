@@ -36,6 +36,11 @@ const simModelSchema = z
      */
     billingSentenceOn429: z.boolean().default(false),
     /**
+     * false: answers and 429s carry no x-ratelimit-* / anthropic-ratelimit-* headers (a 429 keeps its retry-after), as
+     * some OpenAI-compatible servers and proxies answer; a client then learns the limits only from its 429s.
+     */
+    rateLimitHeaders: z.boolean().default(true),
+    /**
      * Stage protocols (as detected from the prompt: `sql`, `explanation`, `method:dr-chain.simplify`, ...) answered
      * with a 400, as a provider answers a prompt over the context length or caught by a content filter.
      */
