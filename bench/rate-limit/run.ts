@@ -3,11 +3,16 @@
 // with the shared Redis budget on and, for comparison, off. Writes bench/results/rate-limit.json.
 // The openai modes run the simulator the way OpenAI counts (prompt + max_tokens charged at admission against one TPM,
 // rolling window), with limits declared equal to the server's (openai), 4x too high (openai-high) or 2x too low
-// (openai-low). --time-scale k compresses them: a 60/k s window holding the same tokens (limits k x per minute).
-//   node -r @swc-node/register bench/rate-limit/run.ts [--duration 180] [--workers 4] [--quick] [--modes on,off,openai,openai-high,openai-low]
+// (openai-low). openai-contended adds another application bursting on the same key without a budget. openai-herd
+// provokes Retry-After waves: limits declared 2x too high against a server that sends no x-ratelimit-* headers, so the
+// budget learns nothing but its 429s and their Retry-After, over and over, with 32 calls per worker waiting; the herd
+// figures say whether the calls blocked behind each Retry-After are released all at once. openai-herd-unpaced is the
+// same without the budget (calls honour only their Retry-After): it shows what a herd looks like in those figures.
+// --time-scale k compresses them: a 60/k s window holding the same tokens (limits k x per minute).
+//   node -r @swc-node/register bench/rate-limit/run.ts [--duration 180] [--workers 4] [--quick] [--modes on,off,openai,openai-high,openai-low,openai-contended,openai-herd,openai-herd-unpaced]
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -24,16 +29,28 @@ const program = new Command('bench-rate-limit')
   .option('--concurrency <n>', 'requests in flight per worker', (v) => Number(v), 8)
   .option('--rpm <n>', 'simulated requests per minute', (v) => Number(v), 600)
   .option('--tpm <n>', 'simulated input tokens per minute', (v) => Number(v), 60_000)
-  .option('--modes <list>', 'modes to run: on, off, openai, openai-high, openai-low', 'on,off')
+  .option('--modes <list>', 'modes to run: on, off, openai, openai-high, openai-low, openai-contended, openai-herd, openai-herd-unpaced', 'on,off')
   .option('--max-tokens <n>', 'max_tokens of every call in the openai modes', (v) => Number(v), 512)
   .option('--time-scale <k>', 'openai modes: a 60/k s rolling window with limits k x per minute', (v) => Number(v), 1)
   .option('--quick', 'a 20-second check per mode')
+  .option('--merge', "keep the other modes' results already in bench/results/rate-limit.json (replacing those run now)")
   .parse();
-const opts = program.opts<{ duration: number; workers: number; concurrency: number; rpm: number; tpm: number; modes: string; maxTokens: number; timeScale: number; quick?: boolean }>();
+const opts = program.opts<{ duration: number; workers: number; concurrency: number; rpm: number; tpm: number; modes: string; maxTokens: number; timeScale: number; quick?: boolean; merge?: boolean }>();
 const duration = opts.quick ? 20 : opts.duration;
 
-type Mode = 'on' | 'off' | 'openai' | 'openai-high' | 'openai-low' | 'openai-contended';
-const MODES: Mode[] = ['on', 'off', 'openai', 'openai-high', 'openai-low', 'openai-contended'];
+type Mode = 'on' | 'off' | 'openai' | 'openai-high' | 'openai-low' | 'openai-contended' | 'openai-herd' | 'openai-herd-unpaced';
+const MODES: Mode[] = ['on', 'off', 'openai', 'openai-high', 'openai-low', 'openai-contended', 'openai-herd', 'openai-herd-unpaced'];
+const HERD_MODES: Mode[] = ['openai-herd', 'openai-herd-unpaced'];
+/** Calls per worker in the herd modes: 128 in all wait behind each Retry-After. */
+const HERD_CONCURRENCY = 32;
+
+/** The other application's bursts: what share of a window's tokens, every how many windows. */
+const COMPETITOR: Partial<Record<Mode, { share: number; everyWindows: number }>> = {
+  'openai-contended': { share: 0.4, everyWindows: 1 },
+};
+
+/** A window needs this many of our 429s before its largest one-second share says anything about a herd. */
+const HERD_MIN_429S = 20;
 
 interface OpenAiFigures {
   windowS: number;
@@ -50,6 +67,13 @@ interface OpenAiFigures {
   maxShareOfMinute429sInOneSecond: number | null;
   /** Our provider 429s in each window: with a handful per window the share above says little, this says how many. */
   our429sPerWindow: number[];
+  /**
+   * The herd figure where it means something: over the windows with at least HERD_MIN_429S of our 429s, the largest
+   * share of the window's 429s that came in one second (null when no window had that many).
+   */
+  herd: { minimum429sPerWindow: number; windowsCounted: number; maxShareInOneSecond: number | null; perWindow: { window: number; n429: number; maxInOneSecond: number; maxShareInOneSecond: number }[] };
+  /** Our 429s in each second of the run (seconds since the start), only the seconds that had any. */
+  our429sPerSecond: Record<string, number>;
   /** What the client logged when the server said it allows more than declared. */
   reportedServerAllowsMore: string | null;
 }
@@ -76,14 +100,15 @@ interface ModeResult {
 }
 
 /**
- * Another application on the same key: half-way through every window it sends, at once and with no budget, requests
- * worth 40 % of the window's tokens. The budget then meets 429s it could not foresee; what matters is how it releases
+ * Another application on the same key: half-way through every `everyWindows`-th window it sends, at once and with no
+ * budget, requests worth `share` of the window's tokens. The budget then meets 429s it could not foresee; what matters is how it releases
  * the calls that wait after them.
  */
-async function contend(simUrl: string, windowS: number, until: number): Promise<{ requests: number; rateLimited: number }> {
+async function contend(simUrl: string, windowS: number, until: number, burst: { share: number; everyWindows: number }): Promise<{ requests: number; rateLimited: number }> {
   const prompts = spiderPrompts(spiderDir);
   const counts = { requests: 0, rateLimited: 0 };
-  const perBurst = Math.round((0.4 * opts.tpm) / (400 + opts.maxTokens));
+  // The window holds opts.tpm x time-scale tokens in windowS = 60 / time-scale seconds: opts.tpm of them per window.
+  const perBurst = Math.round((burst.share * opts.tpm) / (400 + opts.maxTokens));
   await new Promise((r) => setTimeout(r, (windowS / 2) * 1000));
   let next = 0;
   while (Date.now() < until) {
@@ -99,25 +124,28 @@ async function contend(simUrl: string, windowS: number, until: number): Promise<
         await res.arrayBuffer();
       }),
     );
-    await new Promise((r) => setTimeout(r, Math.max(0, Math.min(windowS * 1000, until - Date.now()))));
+    await new Promise((r) => setTimeout(r, Math.max(0, Math.min(burst.everyWindows * windowS * 1000, until - Date.now()))));
   }
   return counts;
 }
 
 async function runMode(mode: Mode): Promise<ModeResult> {
-  const limiter = mode !== 'off';
+  // openai-herd-unpaced calibrates the herd figures: no budget, every call only honours its 429's Retry-After, so the
+  // calls blocked behind one come back at the same instant (as all of them did before the budget paced its release).
+  const limiter = mode !== 'off' && mode !== 'openai-herd-unpaced';
+  const herd = HERD_MODES.includes(mode);
   const openai = mode.startsWith('openai');
   const k = openai ? opts.timeScale : 1;
   const windowS = 60 / k;
   const serverRpm = opts.rpm * k;
   const serverTpm = opts.tpm * k;
-  const declaredTpm = serverTpm * (mode === 'openai-high' ? 4 : mode === 'openai-low' ? 0.5 : 1);
+  const declaredTpm = serverTpm * (mode === 'openai-high' ? 4 : herd ? 4 : mode === 'openai-low' ? 0.5 : 1);
   const latencyMs = { median: 300, p95: 900, perOutputToken: 1 };
   const config = parseSimConfig(
     {
       models: {
         'bench-model': openai
-          ? { accuracy: 0.8, accounting: 'openai', windowSeconds: windowS, rpm: serverRpm, tpm: serverTpm, latencyMs }
+          ? { accuracy: 0.8, accounting: 'openai', windowSeconds: windowS, rpm: serverRpm, tpm: serverTpm, latencyMs, rateLimitHeaders: !herd }
           : { accuracy: 0.8, rpm: opts.rpm, tpm: opts.tpm, outputTpm: 1_000_000, latencyMs },
       },
     },
@@ -131,14 +159,15 @@ async function runMode(mode: Mode): Promise<ModeResult> {
   let atWarmup: ModelStats | undefined;
   const children = Array.from({ length: opts.workers }, (_, workerIndex) => {
     const child = fork(join(__dirname, 'worker.ts'), [], { execArgv: ['-r', '@swc-node/register'], cwd: root });
-    child.send({ simUrl: sim.url, spiderDir, limiter, concurrency: opts.concurrency, workerIndex, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', redisPrefix, limits, ...openaiArgs });
+    child.send({ simUrl: sim.url, spiderDir, limiter, concurrency: herd ? HERD_CONCURRENCY : opts.concurrency, workerIndex, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', redisPrefix, limits, ...openaiArgs });
     const ready = new Promise<void>((resolve) => child.once('message', () => resolve()));
     return { child, workerIndex, ready };
   });
   await Promise.all(children.map((c) => c.ready));
   // The clock starts when every worker is loaded, so start-up time does not count against utilisation.
   const started = Date.now();
-  const contention = mode === 'openai-contended' ? contend(sim.url, windowS, started + duration * 1000) : undefined;
+  const burst = COMPETITOR[mode];
+  const contention = burst ? contend(sim.url, windowS, started + duration * 1000, burst) : undefined;
   const deadline = started + duration * 1000;
   const snapshot = setTimeout(() => (atWarmup = sim.simulator.statsSnapshot()['bench-model']), warmupS * 1000);
   const reports = await Promise.all(
@@ -208,6 +237,11 @@ function openAiFigures(f: {
   const perWindow = new Map<number, number>();
   for (const t of refusedAt) perWindow.set(Math.floor(t / f.windowS), (perWindow.get(Math.floor(t / f.windowS)) ?? 0) + 1);
   const shares = [...perSecond].map(([second, n]) => n / perWindow.get(Math.floor(second / f.windowS))!);
+  const herdWindows = [...perWindow].filter(([, n]) => n >= HERD_MIN_429S).sort(([a], [b]) => a - b).map(([window, n429]) => {
+    const inWindow = [...perSecond].filter(([second]) => Math.floor(second / f.windowS) === window).map(([, n]) => n);
+    const maxInOneSecond = Math.max(...inWindow);
+    return { window, n429, maxInOneSecond, maxShareInOneSecond: round(maxInOneSecond / n429) };
+  });
   return {
     windowS: f.windowS,
     serverTpm: f.serverTpm,
@@ -220,6 +254,13 @@ function openAiFigures(f: {
     maxShareOfMinute429sInOneSecond: shares.length ? round(Math.max(...shares)) : null,
     our429sPerWindow: Array.from({ length: Math.ceil(f.elapsedS / f.windowS) }, (_, w) => perWindow.get(w) ?? 0),
     reportedServerAllowsMore: f.reports.map((r) => r.declaredTooLow).find((x) => x) ?? null,
+    herd: {
+      minimum429sPerWindow: HERD_MIN_429S,
+      windowsCounted: herdWindows.length,
+      maxShareInOneSecond: herdWindows.length ? Math.max(...herdWindows.map((w) => w.maxShareInOneSecond)) : null,
+      perWindow: herdWindows,
+    },
+    our429sPerSecond: Object.fromEntries([...perSecond].sort(([a], [b]) => a - b).map(([second, n]) => [String(second), n])),
   };
 }
 
@@ -255,6 +296,7 @@ async function main(): Promise<void> {
         timeScale: opts.timeScale,
         serverLimits: { rpm: opts.rpm * opts.timeScale, tpm: opts.tpm * opts.timeScale },
         maxTokens: opts.maxTokens,
+        herdModes: { concurrencyPerWorker: HERD_CONCURRENCY, declaredTpm: '4 x the server\'s', rateLimitHeaders: false, minimum429sPerWindow: HERD_MIN_429S },
       },
     },
     goals: {
@@ -264,12 +306,21 @@ async function main(): Promise<void> {
       openai: { steadyStateUtilisationOfTpm: '>= 0.95', share429OfRequests: '<= 0.01', attemptsPerRequest: '<= 1.05', maxShareOfMinute429sInOneSecond: '<= 0.05' },
       'openai-high': { share429AfterFirstWindow: '<= 0.03' },
       'openai-low': { reportedServerAllowsMore: 'set' },
+      'openai-herd': { 'herd.maxShareInOneSecond': '<= 0.05 (null: no window had herd.minimum429sPerWindow 429s)' },
     },
-    results,
+    results: results as ModeResult[],
+    merged: undefined as string | undefined,
   };
   const dir = join(root, 'bench', 'results');
+  const file = join(dir, 'rate-limit.json');
+  if (opts.merge && existsSync(file)) {
+    const previous = JSON.parse(readFileSync(file, 'utf8')) as { date: string; results: ModeResult[] };
+    const kept = previous.results.filter((r) => !modes.includes(r.limiter));
+    out.results = [...kept, ...results].sort((a, b) => MODES.indexOf(a.limiter) - MODES.indexOf(b.limiter));
+    out.merged = `modes ${modes.join(', ')} measured at ${out.date}; ${kept.map((r) => r.limiter).join(', ') || 'none'} kept from the run of ${previous.date} (same setup unless it says otherwise)`;
+  }
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'rate-limit.json'), `${JSON.stringify(out, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 }
 
