@@ -21,7 +21,7 @@ import { spiderPrompts } from './prompts';
 import type { WorkerReport } from './worker';
 
 const root = join(__dirname, '..', '..');
-const spiderDir = join(root, '..', 'shared', 'datasets', 'spider-sample');
+const spiderDir = join(root, 'test', 'fixtures', 'benchmark-samples', 'spider-sample');
 
 const program = new Command('bench-rate-limit')
   .option('--duration <s>', 'seconds per mode', (v) => Number(v), 180)

@@ -19,7 +19,7 @@ import {
 } from '@sqlsweep/retrieval';
 
 const REPO = resolve(__dirname, '../..');
-const SAMPLES = resolve(REPO, '../shared/datasets');
+const SAMPLES = resolve(REPO, 'test/fixtures/benchmark-samples');
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -8,7 +8,7 @@ import { hashDatasetFiles } from '@sqlsweep/datasets';
 import { GoldCache, SandboxPool, evaluateExecution, readGoldFile, readSpiderPredictions, type EvalItem } from '@sqlsweep/sql-sandbox';
 
 const ROOT = resolve(__dirname, '../..');
-const SPIDER = resolve(ROOT, '../shared/datasets/spider-sample');
+const SPIDER = resolve(ROOT, 'test/fixtures/benchmark-samples/spider-sample');
 const WARM_ROUNDS = 5;
 const KILLS = 20;
 const KILL_DEADLINE_MS = 200;

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { GoldCache, SandboxPool } from '@sqlsweep/sql-sandbox';
 import { checkGoldExecution, prepareDatasetVersion } from './index';
 
-const SPIDER = resolve(__dirname, '../../../../shared/datasets/spider-sample');
+const SPIDER = resolve(__dirname, '../../../test/fixtures/benchmark-samples/spider-sample');
 
 describe('prepareDatasetVersion and checkGoldExecution', () => {
   let root: string;

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatasetError, loadDataset } from './index';
 
-const SAMPLES = resolve(__dirname, '../../../../shared/datasets');
+const SAMPLES = resolve(__dirname, '../../../test/fixtures/benchmark-samples');
 const haveSamples = existsSync(SAMPLES);
 if (!haveSamples) console.warn(`skipping real-sample loader tests: ${SAMPLES} is absent`);
 const describeSamples = haveSamples ? describe : describe.skip;

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { spiderHardness } from './spider-hardness';
 import { parseSpiderSql, tokenizeSpiderSql } from './spider-sql-parser';
 
-const SPIDER = resolve(__dirname, '../../../../shared/datasets/spider-sample');
+const SPIDER = resolve(__dirname, '../../../test/fixtures/benchmark-samples/spider-sample');
 const haveSpider = existsSync(join(SPIDER, 'dev.json'));
 if (!haveSpider) console.warn(`skipping Spider parser checks on real data: ${SPIDER} is absent`);
 

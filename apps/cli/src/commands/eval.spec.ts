@@ -9,7 +9,7 @@ import { registerEvalCommand } from './eval';
 
 const BIN = resolve(__dirname, '../../../../bin/sqlsweep');
 
-const SAMPLES = resolve(__dirname, '../../../../../shared/datasets');
+const SAMPLES = resolve(__dirname, '../../../../test/fixtures/benchmark-samples');
 const haveSamples = existsSync(join(SAMPLES, 'spider-sample', 'official-verdicts')) && existsSync(join(SAMPLES, 'bird-sample', 'official-verdicts'));
 if (!haveSamples) console.warn(`skipping official-verdict reproduction: ${SAMPLES}/*/official-verdicts is absent`);
 const describeSamples = haveSamples ? describe : describe.skip;

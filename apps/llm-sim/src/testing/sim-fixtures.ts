@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseModelCatalog, type ChatMessage, type ModelCatalog } from '@sqlsweep/llm';
 import { parseSimConfig, type SimConfig } from '../sim-config';
 
-export const SHARED_DATASETS = join(__dirname, '..', '..', '..', '..', '..', 'shared', 'datasets');
+export const SHARED_DATASETS = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'benchmark-samples');
 export const BIRD_SAMPLE = join(SHARED_DATASETS, 'bird-sample');
 export const SPIDER_SAMPLE = join(SHARED_DATASETS, 'spider-sample');
 export const datasetsPresent = existsSync(join(BIRD_SAMPLE, 'dev.json')) && existsSync(join(SPIDER_SAMPLE, 'dev.json'));

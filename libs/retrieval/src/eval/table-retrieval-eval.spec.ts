@@ -7,7 +7,7 @@ import { ensureBundledEncoderForTests } from '../testing/test-encoder';
 import { evaluateTableRetrieval, type TableRetrievalEvalReport } from './table-retrieval-eval';
 
 // The real Spider and BIRD samples shipped beside the repository (never copied into it).
-const SAMPLES = resolve(__dirname, '../../../../../shared/datasets');
+const SAMPLES = resolve(__dirname, '../../../../test/fixtures/benchmark-samples');
 const haveSamples = existsSync(SAMPLES);
 if (!haveSamples) console.warn(`skipping the Spider and BIRD sample recall floors: ${SAMPLES} is absent`);
 const itOnSamples = haveSamples ? it : it.skip;
