@@ -3,7 +3,8 @@ import { ConfigError } from '@sqlsweep/config';
 import { SweepConfigError } from '@sqlsweep/contracts';
 import { buildProgram } from './program';
 import { InterruptedError, resumeHint, RunNotFinishedError } from './run-ending';
-import { isUnreachableError, ServiceUnreachableError } from './service-outages';
+import { isUnreachableError } from '@sqlsweep/db';
+import { ServiceUnreachableError } from './service-outages';
 
 buildProgram()
   .parseAsync(process.argv)

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { Client } from 'pg';
-import { isUnreachableError, retryWhileUnreachable, ServiceOutages, ServiceUnreachableError } from './service-outages';
+import { isUnreachableError } from '@sqlsweep/db';
+import { retryWhileUnreachable, ServiceOutages, ServiceUnreachableError } from './service-outages';
 
 /** A loopback port nothing listens on (the system picked it free a moment ago). */
 function freePort(): Promise<number> {

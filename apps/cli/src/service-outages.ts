@@ -1,26 +1,7 @@
 import IORedis from 'ioredis';
+import { isUnreachableError } from '@sqlsweep/db';
 
 export type Service = 'postgres' | 'redis';
-
-/** Node's socket errors that mean "the server is not there (yet)" rather than "the request was wrong". */
-const unreachableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
-/** Postgres SQLSTATEs of a server shutting down or starting up: admin_shutdown, crash_shutdown, cannot_connect_now. */
-const unavailableSqlStates = new Set(['57P01', '57P02', '57P03']);
-/** pg and ioredis say these without a code when a connection dies under a query. */
-const droppedConnection = /^(Connection terminated|Connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect)/;
-
-/**
- * Whether `e` says the server could not be reached or went away, so the same request may succeed later. Duck-typed:
- * errors made by Node's own sockets need not be `instanceof` this realm's Error (under Jest they are not).
- */
-export function isUnreachableError(e: unknown): boolean {
-  if (typeof e !== 'object' || e === null) return false;
-  const { code, message, errors } = e as { code?: unknown; message?: unknown; errors?: unknown };
-  if (typeof code === 'string' && (unreachableCodes.has(code) || unavailableSqlStates.has(code) || code.startsWith('08'))) return true;
-  if (typeof message === 'string' && droppedConnection.test(message)) return true;
-  // Node reports a refused connection to a name with several addresses as an AggregateError of the attempts.
-  return Array.isArray(errors) && errors.length > 0 && errors.every(isUnreachableError);
-}
 
 /** A short reason for the outage line: the error's code, else its message. */
 export function unreachableReason(e: unknown): string {

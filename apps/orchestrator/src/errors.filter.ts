@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { SweepConfigError } from '@sqlsweep/contracts';
+import { isUnreachableError } from '@sqlsweep/db';
 import { ApiRequestError } from './request-error';
 
 /** An error raised before a handler by body-parser (http-errors): a status of its own and a `type`. */
@@ -9,16 +10,6 @@ interface BodyParserError { status: number; type: string; limit?: number }
 function isBodyParserError(error: unknown): error is BodyParserError {
   const e = error as Partial<BodyParserError> | null;
   return typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && typeof e.type === 'string';
-}
-
-const outageCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
-
-/** Postgres or Redis not reachable right now (a connection error, a server shutting down): worth retrying. */
-function isOutage(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && (outageCodes.has(code) || code.startsWith('08'))) return true;
-  const message = (error as Error | null)?.message ?? '';
-  return /^Connection (terminated|is closed)|timeout exceeded when trying to connect|Reached the max retries per request limit/.test(message);
 }
 
 /**
@@ -43,7 +34,7 @@ export class ErrorsFilter implements ExceptionFilter {
     } else {
       const ref = randomUUID();
       this.log.error(`ref ${ref}: ${(error as Error)?.stack ?? String(error)}`);
-      if (isOutage(error)) res.status(503).json({ error: 'unavailable', reason: 'Postgres or Redis cannot be reached right now: retry shortly', ref });
+      if (isUnreachableError(error)) res.status(503).json({ error: 'unavailable', reason: 'Postgres or Redis cannot be reached right now: retry shortly', ref });
       else res.status(500).json({ error: 'internal', reason: 'the server failed; the orchestrator log has the details under this ref', ref });
     }
   }

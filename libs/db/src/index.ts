@@ -12,3 +12,4 @@ export * from './llm-cache.repository';
 export * from './schedule.repository';
 export * from './api-read.repository';
 export * from './api-metrics.repository';
+export * from './unreachable';
