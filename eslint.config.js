@@ -10,7 +10,7 @@ const allowed = {
   'sql-sandbox': ['contracts'],
   datasets: ['contracts', 'sql-sandbox'],
   llm: ['contracts'],
-  retrieval: ['contracts', 'datasets'],
+  retrieval: ['contracts', 'config', 'datasets'],
   db: ['contracts'],
   queue: ['contracts'],
   // pipelines never reach storage or queues: stages are pure functions of their context.

@@ -1,2 +1,3 @@
 export * from './env';
 export * from './load-env';
+export * from './module-worker';

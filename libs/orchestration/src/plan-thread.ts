@@ -1,5 +1,5 @@
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnModuleWorker } from '@sqlsweep/config';
 import { SweepConfigError } from '@sqlsweep/contracts';
 import type { CoreSettings } from './core';
 import type { CreatedRun, RunCreator, RunRequest } from './run-creation';
@@ -47,7 +47,7 @@ export class PlanThread {
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    const worker = spawnPlanWorker(this.settings);
+    const worker = spawnModuleWorker(__dirname, 'plan-thread.worker', this.settings);
     this.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (reply: PlanThreadReply) => 'ready' in reply && resolve());
       worker.once('exit', (code) => reject(new Error(`the planning thread exited (code ${code}) while starting`)));
@@ -79,16 +79,4 @@ export class PlanThread {
 function revive(e: PlanThreadError): Error {
   if (e.config) return new SweepConfigError(e.config.source, e.config.path, e.config.reason);
   return Object.assign(new Error(e.message), { name: e.name });
-}
-
-/**
- * From a source checkout (tests, `node -r @swc-node/register`) the thread compiles TypeScript on the fly as well;
- * `@swc-node/register` is resolved here, because an eval'd worker resolves modules from the process's cwd.
- */
-function spawnPlanWorker(settings: CoreSettings): Worker {
-  const typescript = __filename.endsWith('.ts');
-  const entry = join(__dirname, `plan-thread.worker${typescript ? '.ts' : '.js'}`);
-  if (!typescript) return new Worker(entry, { workerData: settings });
-  const register = require.resolve('@swc-node/register');
-  return new Worker(`require(${JSON.stringify(register)}); require(${JSON.stringify(entry)});`, { eval: true, workerData: settings });
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RetrievalError, type RetrievalErrorCode } from '../errors';
 import type { TokenMatrix } from '../token-matrix';
-import { spawnModuleWorker } from '../worker-spawn';
+import { spawnModuleWorker } from '@sqlsweep/config';
 import { ColbertTokenization, type TextRole } from './colbert-tokenization';
 import { readEncoderConfig, type EncoderConfig } from './encoder-config';
 import type { EncoderRequest, EncoderResponse, EncoderWorkerData, EncoderWorkerEvent, ExecutionProviderName } from './encoder-protocol';

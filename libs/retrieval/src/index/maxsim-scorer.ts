@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { RetrievalError } from '../errors';
 import { nonZeroRows, type TokenMatrix } from '../token-matrix';
-import { spawnModuleWorker } from '../worker-spawn';
+import { spawnModuleWorker } from '@sqlsweep/config';
 import type { MaxSimBucket, MaxSimRequest, MaxSimResponse } from './maxsim-protocol';
 
 export interface MaxSimScorerOptions {
