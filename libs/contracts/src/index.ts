@@ -4,3 +4,4 @@ export * from './sweep-config';
 export * from './variants';
 export * from './stages';
 export * from './api';
+export { mulberry32 } from './prng';

@@ -1,3 +1,5 @@
+import { mulberry32 } from '@sqlsweep/contracts';
+
 /** Whether one item was answered correctly under A and under B (the same item, paired). */
 export interface PairedOutcome { itemId: string; a: boolean; b: boolean }
 
@@ -7,18 +9,6 @@ export interface McNemarResult { onlyA: number; onlyB: number; statistic: number
 
 /** Below this many discordant pairs McNemar's p-value is the exact binomial one, not the chi-square approximation. */
 const exactBelow = 25;
-
-/** mulberry32: small, fast and seedable, so an interval is reproducible from its seed. */
-function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function assertPairs(pairs: PairedOutcome[], what: string): void {
   if (pairs.length === 0) throw new Error(`${what}: no paired items to compare`);
@@ -85,7 +75,7 @@ export function pairedBootstrap(pairs: PairedOutcome[], opts: BootstrapOptions =
   const { onlyA, onlyB } = discordantCounts(pairs);
   const discordant = onlyA + onlyB;
   const delta = (100 * (onlyB - onlyA)) / n;
-  const random = seededRandom(opts.seed ?? 0);
+  const random = mulberry32(opts.seed ?? 0);
   const drawDiscordant = binomialSampler(n, discordant / n);
   const drawOnlyB = new Map<number, (u: number) => number>();
   const deltas = new Float64Array(resamples);
