@@ -20,6 +20,7 @@ export { machineInfo, machineLabel, type MachineInfo } from './machine';
 export { readGoldFile, readSpiderPredictions, readBirdPredictions, birdKeysOutOfPlace, type GoldLine } from './eval-files';
 export { evaluateExecution, evaluateGold, isEmptyStatement, timeGold, officialSql, runPrediction, judgePrediction, type PredictionRun, type PredictionRequest, type EvaluateGoldOptions, type EvalItem, type ItemVerdict, type EvaluateExecutionOptions } from './evaluate-execution';
 export { vesReward, vesScore } from './ves';
+export { timeForVes, type VesTimingOptions, type VesTimings } from './ves-timing';
 export { softF1, SOFT_F1_VERSIONS, type SoftF1Version, type SoftF1Result } from './soft-f1';
 export { spiderSummaryTable, birdSummaryTable, breakdown, type BreakdownRow } from './summary-table';
 export { SCORERS, defaultScorer, findScorer, sweepScorer, type Scorer, type ScorerMetric } from './scorers';

@@ -18,6 +18,7 @@ import {
   readSpiderPredictions,
   softF1,
   spiderSummaryTable,
+  timeForVes,
   vesReward,
   type ExecutionResult,
   type ItemVerdict,
@@ -188,7 +189,7 @@ export async function runEval(opts: EvalCommandOptions, sharedPool?: SandboxPool
           line.score = f1?.score ?? 0;
           if (f1?.orderDependent) line.order_dependent = true;
         } else if (metric === 'ves') {
-          const timing = v.correct ? await timeBoth(pool, opts, dbPaths[i], gold[i].sql, preds[i].sql) : { reward: 0, timeRatio: 0 };
+          const timing = v.correct ? await vesOf(pool, opts, dbPaths[i], gold[i].sql, preds[i].sql) : { reward: 0, timeRatio: 0 };
           line.score = timing.reward;
           line.time_ratio = timing.timeRatio;
           line.machine = machineLabel();
@@ -247,16 +248,11 @@ async function judgeAll(
   });
 }
 
-/**
- * Times both queries `vesIterations` times for VES. Each gets one untimed warm-up run first, so whichever runs
- * first does not pay for cold caches (the official script times the prediction first, cold).
- */
-async function timeBoth(pool: SandboxPool, opts: EvalCommandOptions, dbPath: string, goldSql: string, predSql: string) {
-  const repeat = opts.vesIterations + 1;
-  const predRun = await pool.execute({ dbPath, sql: officialSql(opts.format, 'pred', predSql), repeat });
-  const goldRun = await pool.execute({ dbPath, sql: officialSql(opts.format, 'gold', goldSql), repeat });
-  if (!predRun.timingsMs || !goldRun.timingsMs) return { reward: 0, timeRatio: 0 }; // timed out or failed on re-run
-  return vesReward(true, goldRun.timingsMs.slice(1), predRun.timingsMs.slice(1));
+/** VES reward of a correct item, timed by the one procedure of libs/sql-sandbox (`timeForVes`). */
+async function vesOf(pool: SandboxPool, opts: EvalCommandOptions, dbPath: string, goldSql: string, predSql: string) {
+  const gold = officialSql(opts.format, 'gold', goldSql);
+  const timed = await timeForVes(pool, dbPath, gold, officialSql(opts.format, 'pred', predSql), { repeats: opts.vesIterations });
+  return timed ? vesReward(true, timed.goldMs, timed.predMs) : { reward: 0, timeRatio: 0 }; // timed out or failed on re-run
 }
 
 function itemLine(i: number, dbId: string, level: string | undefined, levelNote: string | undefined, scorer: Scorer, v: ItemVerdict): EvalItemLine {
