@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ChatMessage, LlmUsage } from './types';
+import { apiModelOf, type ResolvedModel } from './model-resolution';
+import type { ChatMessage, LlmRequest, LlmResponse, LlmUsage } from './types';
 
 export interface CachedLlmResponse {
   output: string;
@@ -67,4 +68,23 @@ export function responseCacheKey(p: CacheKeyParts): string {
     sample: p.sampleIndex,
   };
   return createHash('sha256').update(JSON.stringify(normalized)).digest('hex');
+}
+
+/** The cache key of a request to a resolved model. */
+export function requestCacheKey(m: ResolvedModel, req: LlmRequest): string {
+  return responseCacheKey({
+    namespace: req.cacheNamespace ?? 'default',
+    provider: m.providerName,
+    apiModel: apiModelOf(m),
+    messages: req.messages,
+    temperature: req.temperature,
+    maxTokens: req.maxTokens ?? m.config.defaultMaxTokens,
+    templateVersion: req.templateVersion,
+    sampleIndex: req.sampleIndex,
+  });
+}
+
+/** An answer taken from the cache (or from an identical call in flight): free now, its producing call's cost kept. */
+export function fromCache(answer: Omit<LlmResponse, 'cached'> & { answerCostUsd?: number }, latencyMs: number): LlmResponse {
+  return { ...answer, cached: true, costUsd: 0, answerCostUsd: answer.answerCostUsd ?? answer.costUsd, latencyMs };
 }

@@ -1,0 +1,117 @@
+import { LlmError } from './errors';
+import { apiModelOf, type ModelResolver, type ResolvedModel } from './model-resolution';
+import { costUsd } from './pricing';
+import { rateLimitObservation } from './providers/http-headers';
+import type { ProviderResult, RateLimitObservation } from './providers/provider';
+import { admissionCharge, budgetLimits, settledCharge } from './rate-accounting';
+import type { BudgetLease, RateBudget } from './rate-budget';
+import { estimateTokens } from './tokens';
+import type { LlmRequest, LlmResponse } from './types';
+
+/**
+ * One call to a provider under the shared rate budget: admitted at its estimated charge, settled at what the provider
+ * counted, its rate-limit headers learned, and priced.
+ */
+export class BudgetedCaller {
+  /** Running mean of output tokens per model: what the budget reserves before a call. */
+  private readonly meanOutput = new Map<string, number>();
+  /** Models whose provider announced higher limits than the catalog declares (reported once per process). */
+  readonly allowsMore = new Map<string, string>();
+
+  constructor(
+    private readonly models: ModelResolver,
+    private readonly budget: RateBudget | undefined,
+    private readonly log: (obj: object) => void,
+  ) {}
+
+  async call(m: ResolvedModel, req: LlmRequest, maxTokens: number): Promise<LlmResponse> {
+    const provider = this.models.provider(m);
+    const budget = this.budget;
+    const inputEstimate = estimateTokens(apiModelOf(m), req.messages);
+    if (inputEstimate + maxTokens > m.config.contextWindow) {
+      throw new LlmError('bad_request', `${m.name}: ${inputEstimate} input + ${maxTokens} output tokens exceed the context window of ${m.config.contextWindow}`);
+    }
+    const outputEstimate = Math.min(maxTokens, Math.ceil(this.meanOutput.get(m.name) ?? Math.min(maxTokens, 256)));
+    const charge = admissionCharge(m.config.limits, { promptTokens: inputEstimate, maxTokens, expectedOutputTokens: outputEstimate });
+    let lease: BudgetLease | undefined;
+    if (budget) {
+      lease = await budget.acquire({
+        model: m.name,
+        limits: budgetLimits(m.config.limits),
+        inputTokens: charge.inputTokens,
+        outputTokens: charge.outputTokens,
+        priority: req.priority ?? 'nightly',
+        leaseMs: m.providerConfig.timeoutMs + 5_000,
+      });
+    }
+    const started = Date.now();
+    let result: ProviderResult;
+    try {
+      result = await provider.complete({
+        apiModel: apiModelOf(m),
+        messages: req.messages,
+        temperature: req.temperature,
+        maxTokens,
+        sampleIndex: req.sampleIndex,
+        timeoutMs: m.providerConfig.timeoutMs,
+      });
+    } catch (err) {
+      const error = err instanceof LlmError ? err : new LlmError('network', `${m.providerName}: ${(err as Error).message}`, { cause: err });
+      if (budget && lease) await this.afterFailure(budget, lease, m, error);
+      // A 429 carries the provider's limits too: learn them at once.
+      if (budget) await this.learnLimits(budget, m, rateLimitObservation((error.cause as { headers?: Headers } | undefined)?.headers));
+      this.log({ msg: 'llm call failed', ...req.attribution, model: m.name, provider: m.providerName, code: error.code, status: error.status, retryAfterMs: error.retryAfterMs, latencyMs: Date.now() - started });
+      throw error;
+    }
+    const latencyMs = Date.now() - started;
+    if (budget && lease) {
+      await budget.settle(lease, settledCharge(m.config.limits, maxTokens, result.usage));
+      await this.learnLimits(budget, m, result.rateLimit);
+    }
+    const previous = this.meanOutput.get(m.name);
+    this.meanOutput.set(m.name, previous === undefined ? result.usage.outputTokens : previous * 0.9 + result.usage.outputTokens * 0.1);
+    const response: LlmResponse = {
+      output: result.output,
+      usage: result.usage,
+      costUsd: costUsd(m.config.pricing, result.usage),
+      latencyMs,
+      cached: false,
+      simulated: m.providerConfig.simulated || result.simulated,
+      provider: m.providerName,
+      model: m.name,
+    };
+    this.log({ msg: 'llm call', ...req.attribution, model: m.name, provider: m.providerName, ...response.usage, costUsd: response.costUsd, latencyMs, simulated: response.simulated, waitedMs: lease?.waitedMs ?? 0 });
+    return response;
+  }
+
+  /** Feeds the provider's rate-limit headers to the shared budget, and reports a declared limit below the server's. */
+  private async learnLimits(budget: RateBudget, m: ResolvedModel, obs: RateLimitObservation): Promise<void> {
+    const declared = budgetLimits(m.config.limits);
+    await budget.observe(m.name, declared, obs);
+    if (this.allowsMore.has(m.name)) return;
+    const tokenField = declared.accounting === 'single-tpm' ? 'tpm' : 'inputTpm';
+    const more = [
+      obs.limitRequests !== undefined && obs.limitRequests > declared.rpm * 1.05 ? `rpm ${obs.limitRequests} (declared ${declared.rpm})` : '',
+      obs.limitInputTokens !== undefined && obs.limitInputTokens > declared.inputTpm * 1.05 ? `${tokenField} ${obs.limitInputTokens} (declared ${declared.inputTpm})` : '',
+      obs.limitOutputTokens !== undefined && obs.limitOutputTokens > declared.outputTpm * 1.05 ? `outputTpm ${obs.limitOutputTokens} (declared ${declared.outputTpm})` : '',
+    ].filter(Boolean);
+    if (more.length === 0) return;
+    const said = more.join(', ');
+    this.allowsMore.set(m.name, said);
+    this.log({ severity: 'warn', msg: `${m.name}: the provider allows more than the model catalog declares: ${said}; raise models.${m.name}.limits to use it`, model: m.name, provider: m.providerName });
+  }
+
+  private async afterFailure(budget: RateBudget, lease: BudgetLease, m: ResolvedModel, error: LlmError): Promise<void> {
+    if (error.code === 'rate_limited') {
+      // The provider did not count a refused call; give it back and respect its Retry-After for everyone.
+      await budget.settle(lease, { inputTokens: 0, outputTokens: 0, refundRequest: true });
+      await budget.blockFor(m.name, error.retryAfterMs ?? 1_000);
+    } else if (error.code === 'quota_exhausted') {
+      await budget.settle(lease, { inputTokens: 0, outputTokens: 0, refundRequest: true });
+      await budget.pause(m.name, `quota exhausted at provider ${m.providerName}: ${error.message}`);
+    } else {
+      // The call may have been counted by the provider: keep the estimate spent, free the concurrency slot.
+      await budget.settle(lease, { inputTokens: lease.inputTokens, outputTokens: lease.outputTokens });
+    }
+  }
+}
