@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import { hashDatasetFiles } from '@sqlsweep/datasets';
+import { hashDatasetFiles, parseCsvRows } from '@sqlsweep/datasets';
 import {
   buildMinibench,
   BuildMinibenchResult,
@@ -13,7 +13,6 @@ import {
   MinibenchManifest,
   MinibenchTablesEntry,
   MINIBENCH_DIFFICULTIES,
-  parseCsv,
   splitStatements,
 } from './build';
 
@@ -237,7 +236,7 @@ describe('minibench built from data/minibench/src', () => {
         const descDir = path.join(outDir, 'dev_databases', id, 'database_description');
         expect(fs.readdirSync(descDir).sort()).toEqual(tableNames.map((t) => `${t}.csv`).sort());
         for (const t of tableNames) {
-          const [header, ...rows] = parseCsv(fs.readFileSync(path.join(descDir, `${t}.csv`), 'utf8'));
+          const [header, ...rows] = parseCsvRows(fs.readFileSync(path.join(descDir, `${t}.csv`), 'utf8'));
           expect(header.fields).toEqual([
             'original_column_name',
             'column_name',
@@ -497,6 +496,9 @@ describe('buildMinibench on fixtures', () => {
     const short = validFixture();
     short.descriptions.owners = `${DESCRIPTION_HEADER}\nowner_id,owner id,Owner identifier\n`;
     expect((await buildError(short)).message).toMatch(/owners\.csv:2: expected 5 fields, found 3/);
+    const unclosed = validFixture();
+    unclosed.descriptions.owners = `${DESCRIPTION_HEADER}\nowner_id,owner id,"Owner identifier,integer,\n`;
+    expect((await buildError(unclosed)).message).toMatch(/owners\.csv: unterminated quoted field starting on line 2/);
   });
 
   it('rejects a table with no description CSV, and a CSV for a table that does not exist', async () => {
@@ -557,20 +559,5 @@ describe('splitStatements', () => {
     expect(stmts.map((s) => s.line)).toEqual([1, 3, 5, 9]);
     expect(stmts[2].sql).toMatch(/^CREATE TRIGGER[\s\S]*DELETE FROM u;\nEND;$/);
     expect(stmts[3].sql).toBe('SELECT 1');
-  });
-});
-
-describe('parseCsv', () => {
-  it('handles quoted fields with commas, doubled quotes and line breaks, CRLF and a BOM', () => {
-    const rows = parseCsv('\ufeffa,b\r\n"x, y","say ""hi"""\r\n"multi\nline",\r\n');
-    expect(rows).toEqual([
-      { line: 1, fields: ['a', 'b'] },
-      { line: 2, fields: ['x, y', 'say "hi"'] },
-      { line: 3, fields: ['multi\nline', ''] },
-    ]);
-  });
-
-  it('rejects an unterminated quoted field', () => {
-    expect(() => parseCsv('a,"b\n')).toThrow(/unterminated quoted field starting on line 1/);
   });
 });

@@ -16,7 +16,7 @@ export { loadDataset, type LoadDatasetOptions } from './load-dataset';
 export { spiderHardness } from './spider-hardness';
 export { parseSpiderSql, tokenizeSpiderSql, SpiderParseError, type ParsedSql } from './spider-sql-parser';
 export { decodeText } from './text-decoding';
-export { parseCsv } from './csv';
+export { parseCsv, parseCsvRows, type CsvRow } from './csv';
 export { readColumnDescriptions, type ColumnDescription } from './description-csv';
 export { hashDatasetFiles, listDatasetFiles, sha256File, versionHashOf, type DatasetFile } from './hash-files';
 export { ensureReplicas, replicaPathOf, type EnsureReplicasOptions } from './replicas';
@@ -27,3 +27,4 @@ export {
 export { renderSchemaDdl } from './schema-ddl';
 export { checkGoldExecution, checkGoldInSandbox, goldFlagOf, type CheckGoldOptions, type GoldCheckSandbox } from './gold-check';
 export { prepareDatasetVersion, type DatasetVersion } from './dataset-version';
+export { readSqliteTables, type SqliteTable } from './sqlite-introspection';

@@ -21,37 +21,46 @@ export function unreadableDatabaseReason(db: Database.Database): string | undefi
   }
 }
 
-/** The schema as SQLite itself declares it: used when no tables.json describes a database. */
-export function introspectTables(db: Database.Database): TableSchema[] {
+/** A table as SQLite's pragmas declare it: columns in order, with the declared type and primary-key position. */
+export interface SqliteTable {
+  name: string;
+  columns: Array<{ name: string; declaredType: string; /** 1-based position in the primary key, 0 when not in it */ pkOrder: number }>;
+  /** In `PRAGMA foreign_key_list` order; `toColumn` null when the key names only the parent table (its primary key). */
+  foreignKeys: Array<{ fromColumn: string; toTable: string; toColumn: string | null }>;
+}
+
+/** Every user table (creation order) with its columns and foreign keys, read from SQLite's own pragmas. */
+export function readSqliteTables(db: Database.Database): SqliteTable[] {
   const names = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
     .pluck()
     .all() as string[];
-  return names.map((table) => {
-    const info = db.prepare(`PRAGMA table_info(${quoteIdent(table)})`).all() as Array<{
-      name: string;
-      type: string;
-      pk: number;
-    }>;
-    const fks = db.prepare(`PRAGMA foreign_key_list(${quoteIdent(table)})`).all() as Array<{
-      table: string;
-      from: string;
-      to: string | null;
-    }>;
+  return names.map((name) => {
+    const info = db.prepare(`PRAGMA table_info(${quoteIdent(name)})`).all() as Array<{ name: string; type: string; pk: number }>;
+    const fks = db.prepare(`PRAGMA foreign_key_list(${quoteIdent(name)})`).all() as Array<{ table: string; from: string; to: string | null }>;
     return {
-      name: table,
-      columns: info.map((col) => {
-        const fk = fks.find((f) => f.from === col.name);
-        return {
-          name: col.name,
-          type: col.type.toLowerCase() || 'text',
-          primaryKey: col.pk > 0,
-          ...(fk ? { references: { table: fk.table, column: fk.to ?? col.name } } : {}),
-          sampleValues: [],
-        };
-      }),
+      name,
+      columns: info.map((c) => ({ name: c.name, declaredType: c.type, pkOrder: c.pk })),
+      foreignKeys: fks.map((f) => ({ fromColumn: f.from, toTable: f.table, toColumn: f.to })),
     };
   });
+}
+
+/** The schema as SQLite itself declares it: used when no tables.json describes a database. */
+export function introspectTables(db: Database.Database): TableSchema[] {
+  return readSqliteTables(db).map((table) => ({
+    name: table.name,
+    columns: table.columns.map((col) => {
+      const fk = table.foreignKeys.find((f) => f.fromColumn === col.name);
+      return {
+        name: col.name,
+        type: col.declaredType.toLowerCase() || 'text',
+        primaryKey: col.pkOrder > 0,
+        ...(fk ? { references: { table: fk.toTable, column: fk.toColumn ?? col.name } } : {}),
+        sampleValues: [],
+      };
+    }),
+  }));
 }
 
 const MAX_SAMPLE_TEXT = 100;
