@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import type { StageJobPayload } from '@sqlsweep/contracts';
-import { ApiMetricsRepository, ApiReadRepository, LlmCacheRepository, RunRepository, StageRepository } from '@sqlsweep/db';
+import { ApiMetricsRepository, LlmCacheRepository, ReportRepository, RunRepository, StageRepository } from '@sqlsweep/db';
 import { costUsd, LlmClient, type LlmResponse } from '@sqlsweep/llm';
 import { parseSimConfig, startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from '@sqlsweep/llm-sim';
 import { claimCatalog, claimRequest } from '@sqlsweep/llm-sim/src/testing/claim-fixtures';
@@ -110,12 +110,12 @@ describeIf('exact stage cost when two executions of one stage race', () => {
       expect(byKey.get(k)).toEqual({ stage_key: k, cost_usd: paid[i], reused: false });
     });
     const bill = costUsd(claimCatalog().models['t-mid']!.pricing, { inputTokens: stats.inputTokens, cachedInputTokens: stats.cachedInputTokens, outputTokens: stats.outputTokens });
-    const spend = await runs.spend(runId);
+    const spend = await new ReportRepository(db.db).spend(runId);
     expect(spend.llmCalls).toBe(3);
     expect(spend.costUsd).toBeCloseTo(bill, 9);
     expect(Number(spend.inputTokens)).toBe(stats.inputTokens);
     expect(Number(spend.outputTokens)).toBe(stats.outputTokens);
-    expect((await new ApiReadRepository(db.db).runProgress(runId)).costUsd).toBeCloseTo(bill, 9); // the API's cost so far
+    expect((await new ReportRepository(db.db).runProgress(runId)).costUsd).toBeCloseTo(bill, 9); // the API's cost so far
   });
 
   it("charges the run for its own call whose worker died before storing the stage, and not for another stage's answer", async () => {
@@ -159,10 +159,10 @@ describeIf('exact stage cost when two executions of one stage race', () => {
     const bill = costUsd(claimCatalog().models['t-mid']!.pricing, {
       inputTokens: after.inputTokens - before.inputTokens, cachedInputTokens: after.cachedInputTokens - before.cachedInputTokens, outputTokens: after.outputTokens - before.outputTokens,
     });
-    const spend = await runs.spend(runId);
+    const spend = await new ReportRepository(db.db).spend(runId);
     expect(spend.llmCalls).toBe(1);
     expect(spend.costUsd).toBeCloseTo(bill, 9);
-    expect((await new ApiReadRepository(db.db).runProgress(runId)).costUsd).toBeCloseTo(bill, 9);
+    expect((await new ReportRepository(db.db).runProgress(runId)).costUsd).toBeCloseTo(bill, 9);
     // The Prometheus cost per stage is what every call stored so far paid: the simulator's whole bill.
     const billed = costUsd(claimCatalog().models['t-mid']!.pricing, { inputTokens: after.inputTokens, cachedInputTokens: after.cachedInputTokens, outputTokens: after.outputTokens });
     expect((await new ApiMetricsRepository(db.db).stageTotals(60)).find((t) => t.stage === 'sql')!.costUsd).toBeCloseTo(billed, 9);

@@ -1,4 +1,5 @@
-import type { LeaderboardRow, RunRow, StageProgress } from '@sqlsweep/db';
+import type { LeaderboardRowDto } from '@sqlsweep/contracts';
+import type { RunListRow, RunRow, StageProgress } from '@sqlsweep/db';
 import type { SweepPlan } from '@sqlsweep/orchestration';
 
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
@@ -23,14 +24,19 @@ export function renderPlan(plan: SweepPlan): string {
   return out.join('\n');
 }
 
-export function renderLeaderboard(rows: LeaderboardRow[]): string {
+/** The rows of `leaderboard` (libs/orchestration reports), the ones GET /api/runs/{runId}/leaderboard returns, as text. */
+export function renderLeaderboard(rows: LeaderboardRowDto[]): string {
   const simulated = rows.some((r) => r.simulated);
   return [
     `Leaderboard${simulated ? '  [simulated: answers come from the LLM simulator, not a real model]' : ''}`,
-    table(['variant', 'EX %', 'scorer', 'correct', 'items', 'errors', 'tokens in', 'tokens out', 'cost $', 'wall s'], rows.map((r) => [
-      r.label, r.ex.toFixed(1), r.scorer ?? '-', r.correct, r.items, r.errors, Number(r.input_tokens), Number(r.output_tokens), r.cost_usd.toFixed(4), (r.wall_ms / 1000).toFixed(1),
+    table(['variant', 'EX %', 'scorer', 'correct', 'items', 'errors', 'tokens in', 'tokens out', 'cost $', 'ms/item'], rows.map((r) => [
+      r.label, r.ex.toFixed(1), r.scorer ?? '-', r.correct, r.items, r.errors, r.inputTokens, r.outputTokens, r.costUsd.toFixed(4), r.meanLatencyMs.toFixed(0),
     ])),
   ].join('\n');
+}
+
+export function renderRunList(runs: RunListRow[]): string {
+  return table(['run', 'sweep', 'status', 'items', 'created'], runs.map((r) => [r.id, r.sweepName + (r.simulated ? ' [simulated]' : ''), r.status, r.itemCount, r.createdAt.toISOString()]));
 }
 
 export function renderCost(run: RunRow, spent: { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }): string {

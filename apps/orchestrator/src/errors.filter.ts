@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { SweepConfigError } from '@sqlsweep/contracts';
 import { isUnreachableError } from '@sqlsweep/db';
+import { ReportQueryError } from '@sqlsweep/orchestration';
 import { ApiRequestError } from './request-error';
 
 /** An error raised before a handler by body-parser (http-errors): a status of its own and a `type`. */
@@ -25,7 +26,7 @@ export class ErrorsFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<{ status(code: number): { json(body: unknown): void } }>();
     if (error instanceof SweepConfigError) {
       res.status(400).json({ error: 'invalid_config', source: error.source, path: error.path, reason: error.reason });
-    } else if (error instanceof ApiRequestError) {
+    } else if (error instanceof ApiRequestError || error instanceof ReportQueryError) {
       res.status(400).json({ error: 'invalid_request', field: error.field, reason: error.reason });
     } else if (error instanceof HttpException) {
       res.status(error.getStatus()).json({ error: error.message });

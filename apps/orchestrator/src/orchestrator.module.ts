@@ -2,7 +2,7 @@ import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type On
 import { APP_GUARD } from '@nestjs/core';
 import type { AppEnv } from '@sqlsweep/config';
 import { ReplicaMaterializer } from '@sqlsweep/datasets';
-import { ApiMetricsRepository, ApiReadRepository } from '@sqlsweep/db';
+import { ApiMetricsRepository } from '@sqlsweep/db';
 import { OrchestratorCore, PlanThread } from '@sqlsweep/orchestration';
 import { BearerGuard } from './bearer.guard';
 import { CatalogController } from './catalog.controller';
@@ -15,7 +15,7 @@ import { ResultsController } from './results.controller';
 import { RunsController } from './runs.controller';
 import { schedulesControllers, schedulesProviders } from './schedules';
 import { ResultTableRunner } from './result-tables';
-import { API_METRICS, API_READS, METRICS_REGISTRY, ORCHESTRATOR_CORE, ORCHESTRATOR_ENV, PLAN_THREAD, RESULT_TABLES } from './tokens';
+import { API_METRICS, METRICS_REGISTRY, ORCHESTRATOR_CORE, ORCHESTRATOR_ENV, PLAN_THREAD, REPORTS, RESULT_TABLES } from './tokens';
 
 @Module({})
 export class OrchestratorModule implements OnModuleInit, OnApplicationShutdown {
@@ -34,7 +34,7 @@ export class OrchestratorModule implements OnModuleInit, OnApplicationShutdown {
       providers: [
         { provide: ORCHESTRATOR_ENV, useValue: env },
         { provide: ORCHESTRATOR_CORE, useValue: core },
-        { provide: API_READS, useValue: new ApiReadRepository(core.db) },
+        { provide: REPORTS, useValue: core.reports },
         { provide: API_METRICS, useValue: metricsRepo },
         { provide: RESULT_TABLES, useValue: new ResultTableRunner(new ReplicaMaterializer({ dataDir: env.SQLSWEEP_DATA_DIR, store: core.datasets.files })) },
         { provide: PLAN_THREAD, useValue: plans },

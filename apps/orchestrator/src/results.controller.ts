@@ -1,18 +1,18 @@
 import { Controller, Get, Inject, NotFoundException, Param, Query, UseGuards } from '@nestjs/common';
 import { itemResultsQuerySchema, type ItemDetailDto, type ItemTablesDto, type StageTraceDto } from '@sqlsweep/contracts';
-import type { ApiReadRepository } from '@sqlsweep/db';
+import type { ReportRepository } from '@sqlsweep/db';
+import { itemDetail, stageTraceDto } from '@sqlsweep/orchestration';
 import { BearerGuard } from './bearer.guard';
 import { uuidParam } from './params';
 import { parseRequest } from './request-error';
-import { stageTraceDto } from './run-views';
 import { RESULT_ROW_LIMIT, type ResultTableRunner } from './result-tables';
-import { API_READS, RESULT_TABLES } from './tokens';
+import { REPORTS, RESULT_TABLES } from './tokens';
 
 @Controller('runs/:runId')
 @UseGuards(BearerGuard)
 export class ResultsController {
   constructor(
-    @Inject(API_READS) private readonly reads: ApiReadRepository,
+    @Inject(REPORTS) private readonly reports: ReportRepository,
     @Inject(RESULT_TABLES) private readonly tables: ResultTableRunner,
   ) {}
 
@@ -21,34 +21,23 @@ export class ResultsController {
   async items(@Param('runId') runId: string, @Query() query: unknown) {
     const q = parseRequest(itemResultsQuerySchema, query, 'query');
     await this.requireRun(runId);
-    const page = await this.reads.itemResults(runId, q);
+    const page = await this.reports.itemResults(runId, q);
     return { ...page, limit: q.limit, offset: q.offset };
   }
 
   @Get('items/:itemId')
   async item(@Param('runId') runId: string, @Param('itemId') itemId: string): Promise<ItemDetailDto> {
     await this.requireRun(runId);
-    const item = await this.reads.datasetItemOfRun(runId, itemId);
-    if (!item) throw new NotFoundException(`run ${runId} has no item ${itemId}`);
-    const variants = await this.reads.variants(runId);
-    const perVariant = await Promise.all(variants.map(async (v) => {
-      const [results, stages] = await Promise.all([
-        this.reads.itemResults(runId, { variantId: v.id, itemId, sort: 'item_id', order: 'asc', limit: 1, offset: 0 }),
-        this.reads.stageTraces(runId, v.id, itemId),
-      ]);
-      return { variantId: v.id, label: v.label, result: results.items[0] ?? null, stages: stages.map(stageTraceDto) };
-    }));
-    return {
-      runId, ...item, variants: perVariant,
-      simulated: perVariant.some((v) => v.result?.simulated === true || v.stages.some((s) => s.simulated)),
-    };
+    const detail = await itemDetail(this.reports, runId, itemId);
+    if (!detail) throw new NotFoundException(`run ${runId} has no item ${itemId}`);
+    return detail;
   }
 
   @Get('variants/:variantId/items/:itemId/stages')
   async stages(@Param('runId') runId: string, @Param('variantId') variantId: string, @Param('itemId') itemId: string): Promise<StageTraceDto[]> {
     await this.requireRun(runId);
     uuidParam(variantId, 'variantId');
-    const rows = await this.reads.stageTraces(runId, variantId, itemId);
+    const rows = await this.reports.stageTraces(runId, variantId, itemId);
     if (rows.length === 0) throw new NotFoundException(`run ${runId} plans no stage for variant ${variantId} and item ${itemId}`);
     return rows.map(stageTraceDto);
   }
@@ -57,7 +46,7 @@ export class ResultsController {
   @Get('variants/:variantId/items/:itemId/tables')
   async itemTables(@Param('runId') runId: string, @Param('variantId') variantId: string, @Param('itemId') itemId: string): Promise<ItemTablesDto> {
     await this.requireRun(runId);
-    const x = await this.reads.itemExecution(runId, uuidParam(variantId, 'variantId'), itemId);
+    const x = await this.reports.itemExecution(runId, uuidParam(variantId, 'variantId'), itemId);
     if (!x) throw new NotFoundException(`run ${runId} has no variant ${variantId} with item ${itemId}`);
     const replica = await this.tables.replica({ ...x, file: x.replicaPath });
     const gold = await this.tables.table(replica, x.goldSql, x.format, 'gold');
@@ -68,6 +57,6 @@ export class ResultsController {
   }
 
   private async requireRun(runId: string): Promise<void> {
-    if (!(await this.reads.run(uuidParam(runId, 'runId')))) throw new NotFoundException(`no run ${runId}`);
+    if (!(await this.reports.run(uuidParam(runId, 'runId')))) throw new NotFoundException(`no run ${runId}`);
   }
 }

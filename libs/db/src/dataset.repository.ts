@@ -142,4 +142,29 @@ export class DatasetRepository {
       .where('version_id', '=', versionId).where('gold_flag', 'is', null).groupBy('split').execute();
     return Object.fromEntries(rows.map((r) => [r.split, Number(r.n)]));
   }
+
+  /** Every version with its database count and registration time, as the catalog lists them. */
+  async versionCatalog() {
+    const { rows } = await sql<{ id: number; datasetName: string; contentHash: string; format: 'spider' | 'bird' | 'minibench'; sourcePath: string; itemCount: number; databases: number; createdAt: Date }>`
+      SELECT v.id, d.name AS "datasetName", v.content_hash AS "contentHash", v.format, v.source_path AS "sourcePath",
+        v.item_count AS "itemCount", (SELECT count(*)::int FROM dataset_databases dd WHERE dd.version_id = v.id) AS databases,
+        v.created_at AS "createdAt"
+      FROM dataset_versions v JOIN datasets d ON d.id = v.dataset_id ORDER BY d.name, v.id`.execute(this.db);
+    return rows;
+  }
+
+  async versionExists(versionId: number): Promise<boolean> {
+    return (await this.db.selectFrom('dataset_versions').select('id').where('id', '=', versionId).executeTakeFirst()) !== undefined;
+  }
+
+  /** One page of a split in dataset order, gold-flagged items included (the catalog shows everything registered). */
+  async itemPage(versionId: number, split: 'train' | 'dev', limit: number, offset: number) {
+    const base = this.db.selectFrom('dataset_items').where('version_id', '=', versionId).where('split', '=', split);
+    const [items, total] = await Promise.all([
+      base.select(['item_id as itemId', 'split', 'db_id as dbId', 'question', 'evidence', 'gold_sql as goldSql', 'difficulty', 'hardness'])
+        .orderBy('position').limit(limit).offset(offset).execute(),
+      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { items, total: total.n };
+  }
 }

@@ -10,6 +10,6 @@ export * from './stage.repository';
 export * from './run.repository';
 export * from './llm-cache.repository';
 export * from './schedule.repository';
-export * from './api-read.repository';
+export * from './report.repository';
 export * from './api-metrics.repository';
 export * from './unreachable';

@@ -50,6 +50,8 @@ export interface StageTraceRow {
   latencyMs: number | null; simulated: boolean | null; createdAt: Date | null;
 }
 
+export interface StageProgress { stage: string; planned: number; done: number; failed: number }
+
 export interface PairedOutcomeRow { itemId: string; difficulty: string | null; a: boolean; b: boolean }
 
 export interface ExportRow {
@@ -67,32 +69,12 @@ const runListSelect = sql`
     r.failure_reason AS "failureReason"
   FROM runs r JOIN sweeps s ON s.id = r.sweep_id`;
 
-/** Read models for the HTTP API (and the cancel write). Every value reaches Postgres as a bound parameter. */
-export class ApiReadRepository {
+/**
+ * Reads over what runs stored (runs, variants, item and stage results), for the reports that the CLI and the API
+ * both show. No writes. Every value reaches Postgres as a bound parameter.
+ */
+export class ReportRepository {
   constructor(private readonly db: Db) {}
-
-  async datasetVersions() {
-    const { rows } = await sql<{ id: number; datasetName: string; contentHash: string; format: 'spider' | 'bird' | 'minibench'; sourcePath: string; itemCount: number; databases: number; createdAt: Date }>`
-      SELECT v.id, d.name AS "datasetName", v.content_hash AS "contentHash", v.format, v.source_path AS "sourcePath",
-        v.item_count AS "itemCount", (SELECT count(*)::int FROM dataset_databases dd WHERE dd.version_id = v.id) AS databases,
-        v.created_at AS "createdAt"
-      FROM dataset_versions v JOIN datasets d ON d.id = v.dataset_id ORDER BY d.name, v.id`.execute(this.db);
-    return rows;
-  }
-
-  async datasetVersionExists(versionId: number): Promise<boolean> {
-    return (await this.db.selectFrom('dataset_versions').select('id').where('id', '=', versionId).executeTakeFirst()) !== undefined;
-  }
-
-  async datasetItems(versionId: number, split: 'train' | 'dev', limit: number, offset: number) {
-    const base = this.db.selectFrom('dataset_items').where('version_id', '=', versionId).where('split', '=', split);
-    const [items, total] = await Promise.all([
-      base.select(['item_id as itemId', 'split', 'db_id as dbId', 'question', 'evidence', 'gold_sql as goldSql', 'difficulty', 'hardness'])
-        .orderBy('position').limit(limit).offset(offset).execute(),
-      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { items, total: total.n };
-  }
 
   async sweeps(limit: number, offset: number, sweepId?: string) {
     const { rows } = await sql<{ id: string; name: string; source: string; configHash: string; config: unknown; createdAt: Date; runIds: string[] | null }>`
@@ -185,6 +167,14 @@ export class ApiReadRepository {
     return { items: page.rows, total: count.rows[0].n };
   }
 
+  /** The name of the dataset a run is over (any version of it). */
+  async datasetNameOfRun(runId: string): Promise<string | undefined> {
+    const { rows } = await sql<{ name: string }>`
+      SELECT d.name FROM runs r JOIN dataset_versions v ON v.id = r.dataset_version_id JOIN datasets d ON d.id = v.dataset_id
+      WHERE r.id = ${runId}`.execute(this.db);
+    return rows[0]?.name;
+  }
+
   async datasetItemOfRun(runId: string, itemId: string) {
     const { rows } = await sql<{ itemId: string; dbId: string; question: string; evidence: string | null; goldSql: string; difficulty: string | null }>`
       SELECT di.item_id AS "itemId", di.db_id AS "dbId", di.question, di.evidence, di.gold_sql AS "goldSql", di.difficulty
@@ -251,21 +241,26 @@ export class ApiReadRepository {
   }
 
   /**
-   * Marks a running run cancelled. Returns whether it changed, and the stage keys (with role) of the run that have
-   * no result yet and that no other running run plans: their queued jobs can be removed without hurting anyone.
+   * What this run itself paid for: the calls of the stages whose results it computed, each once. Results stored by
+   * other runs, and answers this run took from the response cache (`reused`), cost it nothing.
    */
-  async cancelRun(runId: string): Promise<{ cancelled: boolean; orphanStages: Array<{ stageKey: string; role: string }> }> {
-    return this.db.transaction().execute(async (tx) => {
-      const updated = await tx.updateTable('runs').set({ status: 'cancelled', finished_at: new Date() })
-        .where('id', '=', runId).where('status', '=', 'running').returning('id').executeTakeFirst();
-      if (!updated) return { cancelled: false, orphanStages: [] };
-      const { rows } = await sql<{ stageKey: string; role: string }>`
-        SELECT DISTINCT rs.stage_key AS "stageKey", rs.role FROM run_stages rs
-        WHERE rs.run_id = ${runId}
-          AND NOT EXISTS (SELECT 1 FROM stage_results sr WHERE sr.stage_key = rs.stage_key)
-          AND NOT EXISTS (SELECT 1 FROM run_stages o JOIN runs r ON r.id = o.run_id AND r.status = 'running'
-                          WHERE o.stage_key = rs.stage_key AND o.run_id <> rs.run_id)`.execute(tx);
-      return { cancelled: true, orphanStages: rows };
-    });
+  async spend(runId: string): Promise<{ llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }> {
+    const { rows } = await sql<{ llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }>`
+      SELECT count(*) FILTER (WHERE r.input_tokens > 0)::int AS "llmCalls", coalesce(sum(r.input_tokens), 0)::bigint AS "inputTokens",
+        coalesce(sum(r.output_tokens), 0)::bigint AS "outputTokens", coalesce(sum(r.cost_usd), 0)::float8 AS "costUsd"
+      FROM stage_results r WHERE r.run_id = ${runId} AND NOT r.reused`.execute(this.db);
+    return rows[0];
+  }
+
+  async stageProgress(runId: string): Promise<StageProgress[]> {
+    const { rows } = await sql<StageProgress>`
+      SELECT rs.stage, count(DISTINCT rs.stage_key)::int AS planned,
+        count(DISTINCT rs.stage_key) FILTER (WHERE r.stage_key IS NOT NULL)::int AS done,
+        count(DISTINCT rs.stage_key) FILTER (WHERE f.stage_key IS NOT NULL)::int AS failed
+      FROM run_stages rs
+      LEFT JOIN stage_results r ON r.stage_key = rs.stage_key
+      LEFT JOIN stage_failures f ON f.run_id = rs.run_id AND f.stage_key = rs.stage_key
+      WHERE rs.run_id = ${runId} GROUP BY rs.stage ORDER BY min(rs.stage)`.execute(this.db);
+    return rows;
   }
 }

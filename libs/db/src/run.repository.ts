@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { executePrepared, type Db } from './connection';
-import type { NewRunStage, RunRow, RunStageRow, RunSummaryRow, VariantRow } from './schema';
+import type { NewRunStage, RunRow, RunStageRow, VariantRow } from './schema';
 
 export interface NewVariant { id: string; variantKey: string; label: string; pipeline: string; model: string; sampleIndex: number; params: Record<string, unknown> }
 export interface PlannedStage { variantId: string; itemId: string; stage: string; stageKey: string; role: string; params: Record<string, string | number | boolean>; inputs: Record<string, string>; isFinal: boolean }
-export interface StageProgress { stage: string; planned: number; done: number; failed: number }
 /** `input_outputs`: the outputs of its inputs by key when they take at most `carriedInputBytes` as stored, else null. */
 export type ReadyStage = RunStageRow & { dataset_version_id: number; priority: string; llm_mode: 'online' | 'batch'; input_outputs: Record<string, unknown> | null };
 
 /** How much of its inputs' outputs a ready stage's job carries, so that its worker need not read them. */
 export const carriedInputBytes = 16_384;
-export interface LeaderboardRow extends RunSummaryRow { label: string; pipeline: string; model: string; position: number }
 
 /**
  * The planned stages matching `where` (over `rs` and `runs`) that have neither a result nor a failure and whose inputs
@@ -47,6 +45,7 @@ export function readyDependentsQuery(db: Db, stageKeys: string[]) {
   return readyStagesWhere(sql`rs.input_keys && ${stageKeys}::text[] AND runs.status = 'running'`).compile(db);
 }
 
+/** A run's life: its plan, its advancing (ready stages, item results, summaries) and its end (done, failed, cancelled). */
 export class RunRepository {
   constructor(private readonly db: Db) {}
 
@@ -255,46 +254,21 @@ export class RunRepository {
   }
 
   /**
-   * What this run itself paid for: the calls of the stages whose results it computed, each once. Results stored by
-   * other runs, and answers this run took from the response cache (`reused`), cost it nothing.
+   * Marks a running run cancelled. Returns whether it changed, and the stage keys (with role) of the run that have
+   * no result yet and that no other running run plans: their queued jobs can be removed without hurting anyone.
    */
-  async spend(runId: string): Promise<{ llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }> {
-    const { rows } = await sql<{ llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }>`
-      SELECT count(*) FILTER (WHERE r.input_tokens > 0)::int AS "llmCalls", coalesce(sum(r.input_tokens), 0)::bigint AS "inputTokens",
-        coalesce(sum(r.output_tokens), 0)::bigint AS "outputTokens", coalesce(sum(r.cost_usd), 0)::float8 AS "costUsd"
-      FROM stage_results r WHERE r.run_id = ${runId} AND NOT r.reused`.execute(this.db);
-    return rows[0];
-  }
-
-  async stageProgress(runId: string): Promise<StageProgress[]> {
-    const { rows } = await sql<StageProgress>`
-      SELECT rs.stage, count(DISTINCT rs.stage_key)::int AS planned,
-        count(DISTINCT rs.stage_key) FILTER (WHERE r.stage_key IS NOT NULL)::int AS done,
-        count(DISTINCT rs.stage_key) FILTER (WHERE f.stage_key IS NOT NULL)::int AS failed
-      FROM run_stages rs
-      LEFT JOIN stage_results r ON r.stage_key = rs.stage_key
-      LEFT JOIN stage_failures f ON f.run_id = rs.run_id AND f.stage_key = rs.stage_key
-      WHERE rs.run_id = ${runId} GROUP BY rs.stage ORDER BY min(rs.stage)`.execute(this.db);
-    return rows;
-  }
-
-  async leaderboard(runId: string): Promise<LeaderboardRow[]> {
-    return this.db.selectFrom('run_summaries as s').innerJoin('variants as v', 'v.id', 's.variant_id')
-      .selectAll('s').select(['v.label', 'v.pipeline', 'v.model', 'v.position'])
-      .where('s.run_id', '=', runId).orderBy('s.ex', 'desc').orderBy('v.position').execute();
-  }
-
-  async itemResults(runId: string) {
-    return this.db.selectFrom('item_results').selectAll().where('run_id', '=', runId).orderBy('variant_id').orderBy('item_id').execute();
-  }
-
-  async listRuns(limit = 20): Promise<Array<RunRow & { sweepName: string }>> {
-    return this.db.selectFrom('runs').innerJoin('sweeps', 'sweeps.id', 'runs.sweep_id').selectAll('runs')
-      .select('sweeps.name as sweepName').orderBy('runs.created_at', 'desc').limit(limit).execute();
-  }
-
-  async getSweepOfRun(runId: string): Promise<{ name: string; source: string; config: unknown } | undefined> {
-    return this.db.selectFrom('runs').innerJoin('sweeps', 'sweeps.id', 'runs.sweep_id')
-      .select(['sweeps.name', 'sweeps.source', 'sweeps.config']).where('runs.id', '=', runId).executeTakeFirst();
+  async cancelRun(runId: string): Promise<{ cancelled: boolean; orphanStages: Array<{ stageKey: string; role: string }> }> {
+    return this.db.transaction().execute(async (tx) => {
+      const updated = await tx.updateTable('runs').set({ status: 'cancelled', finished_at: new Date() })
+        .where('id', '=', runId).where('status', '=', 'running').returning('id').executeTakeFirst();
+      if (!updated) return { cancelled: false, orphanStages: [] };
+      const { rows } = await sql<{ stageKey: string; role: string }>`
+        SELECT DISTINCT rs.stage_key AS "stageKey", rs.role FROM run_stages rs
+        WHERE rs.run_id = ${runId}
+          AND NOT EXISTS (SELECT 1 FROM stage_results sr WHERE sr.stage_key = rs.stage_key)
+          AND NOT EXISTS (SELECT 1 FROM run_stages o JOIN runs r ON r.id = o.run_id AND r.status = 'running'
+                          WHERE o.stage_key = rs.stage_key AND o.run_id <> rs.run_id)`.execute(tx);
+      return { cancelled: true, orphanStages: rows };
+    });
   }
 }

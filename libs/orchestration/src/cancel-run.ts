@@ -1,5 +1,5 @@
 import type { CancelRunResponse, LlmBatchJobPayload } from '@sqlsweep/contracts';
-import type { ApiReadRepository, RunListRow } from '@sqlsweep/db';
+import type { RunRepository, RunStatus } from '@sqlsweep/db';
 import type { Job, QueueClient } from '@sqlsweep/queue';
 
 const queueOfRole: Record<string, string> = { llm: 'stage-llm', sql: 'stage-sql', retrieval: 'stage-retrieval' };
@@ -12,8 +12,8 @@ const removableStates = new Set<string>(queuedStates);
  * with the provider is still collected (it is paid for); their results are memoized for any later run. A job
  * another running run also needs stays.
  */
-export async function cancelRun(reads: ApiReadRepository, queue: QueueClient, run: RunListRow): Promise<CancelRunResponse> {
-  const { cancelled, orphanStages } = await reads.cancelRun(run.id);
+export async function cancelRun(runs: RunRepository, queue: QueueClient, run: { id: string; status: RunStatus }): Promise<CancelRunResponse> {
+  const { cancelled, orphanStages } = await runs.cancelRun(run.id);
   if (!cancelled) return { runId: run.id, status: run.status, removedJobs: 0 };
   let removedJobs = 0;
   for (let i = 0; i < orphanStages.length; i += 100) {

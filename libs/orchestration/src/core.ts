@@ -1,4 +1,4 @@
-import { createDatasetFileStore, createDb, DatasetRepository, type DatasetStoreSettings, ensureDatabase, migrateToLatest, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { createDatasetFileStore, createDb, DatasetRepository, type DatasetStoreSettings, ensureDatabase, migrateToLatest, ReportRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
 import type { Redis } from 'ioredis';
 import { LlmClient, llmBudgetPrefix, loadModelCatalog, ModelPauses, type ModelCatalog, type ModelPause } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost } from '@sqlsweep/queue';
@@ -27,6 +27,8 @@ export class OrchestratorCore {
   readonly db: Db;
   readonly datasets: DatasetRepository;
   readonly runs: RunRepository;
+  /** What the reports (./reports) read: the CLI and the API both show runs through it. */
+  readonly reports: ReportRepository;
   readonly stages: StageRepository;
   readonly queue: QueueClient;
   readonly catalog: ModelCatalog;
@@ -42,6 +44,7 @@ export class OrchestratorCore {
     this.db = createDb(settings.databaseUrl);
     this.datasets = new DatasetRepository(this.db, createDatasetFileStore(this.db, settings.datasetStore));
     this.runs = new RunRepository(this.db);
+    this.reports = new ReportRepository(this.db);
     this.stages = new StageRepository(this.db);
     this.queue = new QueueClient(settings.redisUrl, settings.queuePrefix);
     this.catalog = loadModelCatalog(settings.modelsFile);

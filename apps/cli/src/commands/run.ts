@@ -1,7 +1,7 @@
 import { MultiBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { parseSweepConfig, SweepConfigError } from '@sqlsweep/contracts';
-import { readSweepConfigFile, type OrchestratorCore } from '@sqlsweep/orchestration';
+import { leaderboard, readSweepConfigFile, type OrchestratorCore } from '@sqlsweep/orchestration';
 import { queueNames } from '@sqlsweep/queue';
 import { cliEnv, openCore } from '../cli-env';
 import { spawnWorkers, type LocalProcess } from '../local-processes';
@@ -88,9 +88,9 @@ export async function runSweep(file: string | undefined, opts: RunOptions, out: 
     allDied.catch(() => undefined); // once the run is done, the workers are stopped on purpose
     const followed = { progress: opts.progress ?? process.stdout.isTTY, reconcileAfterMs: opts.reconcileAfterMs ?? 15_000, say, pg, stopped: following.signal };
     await Promise.race([followRun(core, id, followed), allDied]);
-    out(renderLeaderboard(await pg(() => core.runs.leaderboard(id))));
+    out(renderLeaderboard(await pg(() => leaderboard(core.reports, id))));
     const run = (await pg(() => core.runs.getRun(id)))!;
-    out(renderCost(run, await pg(() => core.runs.spend(id))));
+    out(renderCost(run, await pg(() => core.reports.spend(id))));
     out(`run ${id} ${run.status}: sqlsweep status ${id} shows it again; sqlsweep run --resume ${id} re-checks it`);
     return id;
   };
@@ -149,7 +149,7 @@ async function followRun(core: OrchestratorCore, runId: string, opts: FollowOpti
       const finished = !run || run.status !== 'running';
       if (finished || Date.now() - lastProgress >= progressEveryMs) {
         lastProgress = Date.now();
-        const progress = await opts.pg(() => core.runs.stageProgress(runId));
+        const progress = await opts.pg(() => core.reports.stageProgress(runId));
         if (bars) {
           for (const p of progress) {
             const payload = { stage: p.stage.padEnd(20), failed: p.failed ? `(${p.failed} failed)` : '' };

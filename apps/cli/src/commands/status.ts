@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import { leaderboard } from '@sqlsweep/orchestration';
 import { openCore } from '../cli-env';
-import { renderLeaderboard, renderProgress, table } from '../render';
+import { renderLeaderboard, renderProgress, renderRunList } from '../render';
 import { pauseLines } from './models';
 
 export function registerStatusCommand(program: Command): void {
@@ -12,18 +13,17 @@ export function registerStatusCommand(program: Command): void {
       const core = await openCore();
       try {
         if (!runId) {
-          const runs = await core.runs.listRuns();
-          console.log(table(['run', 'sweep', 'status', 'items', 'created'], runs.map((r) => [r.id, r.sweepName + (r.simulated ? ' [simulated]' : ''), r.status, r.item_count, r.created_at.toISOString()])));
+          console.log(renderRunList(await core.reports.runs({ limit: 20 })));
           return;
         }
         const run = await core.runs.getRun(runId);
         if (!run) throw new Error(`no run ${runId}`);
         console.log(`run ${runId}: ${run.status}${run.simulated ? ' [simulated]' : ''}, ${run.item_count} items, ${run.stage_jobs} stage jobs planned, ${run.reused_stages} reused`);
         if (run.status === 'failed') console.log(`failed: ${run.failure_reason}`);
-        console.log(renderProgress(await core.runs.stageProgress(runId)));
+        console.log(renderProgress(await core.reports.stageProgress(runId)));
         if (run.status === 'running') for (const line of pauseLines(await core.pausedModels(runId))) console.log(line);
         if (run.status === 'done') {
-          const board = await core.runs.leaderboard(runId);
+          const board = await leaderboard(core.reports, runId);
           const errored = board.reduce((n, r) => n + r.errors, 0);
           if (errored > 0) console.log(`${errored} of ${board.reduce((n, r) => n + r.items, 0)} item results errored (their stages failed: see the failed column)`);
           console.log(renderLeaderboard(board));

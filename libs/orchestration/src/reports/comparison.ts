@@ -1,10 +1,9 @@
 import type { ComparisonDto, CostAccuracyDto } from '@sqlsweep/contracts';
-import type { ApiReadRepository } from '@sqlsweep/db';
-import { mcnemar, pairedBootstrap } from '@sqlsweep/orchestration';
+import type { ReportRepository } from '@sqlsweep/db';
+import { mcnemar, pairedBootstrap } from '../compare';
 import { paretoFlags } from './pareto';
-import { ApiRequestError } from './request-error';
-
-type VariantRecord = Awaited<ReturnType<ApiReadRepository['variants']>>[number];
+import { ReportQueryError } from './query-error';
+import type { VariantRecord } from './views';
 interface Side { runId: string; variant: VariantRecord }
 
 const CONFIDENCE = 0.95;
@@ -13,19 +12,18 @@ const CONFIDENCE = 0.95;
  * Resolves both sides: a named variant must belong to its run; an unnamed one is the run's only variant, or the
  * variant with the other side's variant key (two runs of the same sweep).
  */
-export async function resolveSides(repo: ApiReadRepository, q: { runA: string; variantA?: string; runB: string; variantB?: string }): Promise<[Side, Side]> {
-  const [va, vb, runA, runB, versions] = await Promise.all([repo.variants(q.runA), repo.variants(q.runB), repo.run(q.runA), repo.run(q.runB), repo.datasetVersions()]);
-  if (!runA || va.length === 0) throw new ApiRequestError('query.runA', `no run ${q.runA} with variants`);
-  if (!runB || vb.length === 0) throw new ApiRequestError('query.runB', `no run ${q.runB} with variants`);
+export async function resolveSides(repo: ReportRepository, q: { runA: string; variantA?: string; runB: string; variantB?: string }): Promise<[Side, Side]> {
+  const [va, vb, datasetA, datasetB] = await Promise.all([repo.variants(q.runA), repo.variants(q.runB), repo.datasetNameOfRun(q.runA), repo.datasetNameOfRun(q.runB)]);
+  if (!datasetA || va.length === 0) throw new ReportQueryError('query.runA', `no run ${q.runA} with variants`);
+  if (!datasetB || vb.length === 0) throw new ReportQueryError('query.runB', `no run ${q.runB} with variants`);
   // Items pair by id: only runs over the same dataset (any version of it) can be compared.
-  const datasetOf = (versionId: number) => versions.find((v) => v.id === versionId)?.datasetName;
-  if (datasetOf(runA.datasetVersionId) !== datasetOf(runB.datasetVersionId)) {
-    throw new ApiRequestError('query.runB', `run ${q.runB} is over dataset ${datasetOf(runB.datasetVersionId)}, run ${q.runA} over ${datasetOf(runA.datasetVersionId)}: items do not pair`);
+  if (datasetA !== datasetB) {
+    throw new ReportQueryError('query.runB', `run ${q.runB} is over dataset ${datasetB}, run ${q.runA} over ${datasetA}: items do not pair`);
   }
   const named = (list: VariantRecord[], id: string | undefined, field: string) => {
     if (id === undefined) return undefined;
     const v = list.find((x) => x.id === id);
-    if (!v) throw new ApiRequestError(field, `variant ${id} is not part of the run`);
+    if (!v) throw new ReportQueryError(field, `variant ${id} is not part of the run`);
     return v;
   };
   let a = named(va, q.variantA, 'query.variantA');
@@ -36,7 +34,7 @@ export async function resolveSides(repo: ApiReadRepository, q: { runA: string; v
       if (same) return same;
     }
     if (list.length === 1) return list[0];
-    throw new ApiRequestError(field, `the run has ${list.length} variants${other ? ` and none with the key of ${other.label}` : ''}: name one`);
+    throw new ReportQueryError(field, `the run has ${list.length} variants${other ? ` and none with the key of ${other.label}` : ''}: name one`);
   };
   a ??= pick(va, b, 'query.variantA');
   b ??= pick(vb, a, 'query.variantB');
@@ -58,10 +56,10 @@ export function scorerWarning(a: string | null, b: string | null): string | null
   return `A was scored by ${name(a)}, B by ${name(b)}: EX under different scorers is not comparable, so the delta may be a scorer difference rather than a change in the predictions`;
 }
 
-export async function compare(repo: ApiReadRepository, q: { runA: string; variantA?: string; runB: string; variantB?: string; resamples: number; seed: number }): Promise<ComparisonDto> {
+export async function compareVariants(repo: ReportRepository, q: { runA: string; variantA?: string; runB: string; variantB?: string; resamples: number; seed: number }): Promise<ComparisonDto> {
   const [a, b] = await resolveSides(repo, q);
   const pairs = await repo.pairedOutcomes({ runId: a.runId, variantId: a.variant.id }, { runId: b.runId, variantId: b.variant.id });
-  if (pairs.length === 0) throw new ApiRequestError('query', 'the two sides have no scored item in common');
+  if (pairs.length === 0) throw new ReportQueryError('query', 'the two sides have no scored item in common');
   const [scoresA, scoresB] = await Promise.all([repo.variantScores(a.runId), repo.variantScores(b.runId)]);
   const side = (s: Side, scores: typeof scoresA, pick: 'a' | 'b') => {
     const score = scores.scores.find((x) => x.variantId === s.variant.id);
@@ -92,7 +90,7 @@ export async function compare(repo: ApiReadRepository, q: { runA: string; varian
   };
 }
 
-export async function costAccuracy(repo: ApiReadRepository, runId: string): Promise<CostAccuracyDto> {
+export async function costAccuracy(repo: ReportRepository, runId: string): Promise<CostAccuracyDto> {
   const [variants, { scores }] = await Promise.all([repo.variants(runId), repo.variantScores(runId)]);
   const rows = variants.flatMap((v) => {
     const s = scores.find((x) => x.variantId === v.id);

@@ -1,7 +1,7 @@
 import type { ExportFormat } from '@sqlsweep/contracts';
-import type { ApiReadRepository, ExportRow } from '@sqlsweep/db';
-import { birdPredictionFile, spiderPredictionFile, toCsv, toJsonl } from '@sqlsweep/orchestration';
-import { ApiRequestError } from './request-error';
+import type { ExportRow, ReportRepository } from '@sqlsweep/db';
+import { birdPredictionFile, spiderPredictionFile, toCsv, toJsonl } from '../export';
+import { ReportQueryError } from './query-error';
 
 export interface ExportFile { contentType: string; filename: string; body: string }
 
@@ -23,10 +23,10 @@ function resultRecord(r: ExportRow): Record<(typeof resultColumns)[number], stri
  * Builds a download. Prediction files (spider, bird) cover one variant, in dataset order, so they pair by line with
  * a gold file of the same items; they need the run's only variant or a named one.
  */
-export async function exportRun(repo: ApiReadRepository, runId: string, q: { format: ExportFormat; variantId?: string }): Promise<ExportFile> {
+export async function exportRun(repo: ReportRepository, runId: string, q: { format: ExportFormat; variantId?: string }): Promise<ExportFile> {
   const variants = await repo.variants(runId);
   if (q.variantId !== undefined && !variants.some((v) => v.id === q.variantId)) {
-    throw new ApiRequestError('query.variantId', `variant ${q.variantId} is not part of run ${runId}`);
+    throw new ReportQueryError('query.variantId', `variant ${q.variantId} is not part of run ${runId}`);
   }
   const base = `${runId}${q.variantId ? `-${q.variantId}` : ''}`;
   if (q.format === 'csv' || q.format === 'jsonl') {
@@ -36,7 +36,7 @@ export async function exportRun(repo: ApiReadRepository, runId: string, q: { for
       : { contentType: 'application/x-ndjson; charset=utf-8', filename: `${base}.jsonl`, body: toJsonl(rows) };
   }
   const variantId = q.variantId ?? (variants.length === 1 ? variants[0].id : undefined);
-  if (!variantId) throw new ApiRequestError('query.variantId', `run ${runId} has ${variants.length} variants: a ${q.format} prediction file needs one`);
+  if (!variantId) throw new ReportQueryError('query.variantId', `run ${runId} has ${variants.length} variants: a ${q.format} prediction file needs one`);
   const lines = (await repo.exportRows(runId, variantId)).map((r) => ({ sql: r.predictedSql, dbId: r.dbId }));
   return q.format === 'spider'
     ? { contentType: 'text/plain; charset=utf-8', filename: `${runId}-${variantId}.sql`, body: spiderPredictionFile(lines) }

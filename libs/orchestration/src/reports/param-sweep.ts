@@ -1,4 +1,8 @@
-export type Scalar = string | number | boolean;
+import type { ParamSweepDto } from '@sqlsweep/contracts';
+import type { ReportRepository } from '@sqlsweep/db';
+import { leaderboard } from './leaderboard';
+import { ReportQueryError } from './query-error';
+import { scalarParams, type Scalar } from './views';
 
 export interface KnobVariant {
   variantId: string; label: string; knobs: Record<string, Scalar>; ex: number; items: number; simulated: boolean;
@@ -30,4 +34,22 @@ export function paramSweep(variants: KnobVariant[], knob: string): { values: Sca
 
 function sortScalars(values: Scalar[]): Scalar[] {
   return values.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))));
+}
+
+/**
+ * The run's EX along one knob (pipeline, model, sampleIndex or a grid parameter), the other knobs held fixed per
+ * series, from the leaderboard's rows; with the scorers of those rows.
+ */
+export async function runParamSweep(repo: ReportRepository, runId: string, knob: string): Promise<ParamSweepDto> {
+  const board = await leaderboard(repo, runId);
+  const variants = board.map((r) => ({
+    variantId: r.variantId, label: r.label, ex: r.ex, items: r.items, simulated: r.simulated,
+    knobs: { pipeline: r.pipeline, model: r.model, sampleIndex: r.sampleIndex, ...scalarParams(r.params) },
+  }));
+  if (!variants.some((v) => knob in v.knobs)) {
+    const known = [...new Set(variants.flatMap((v) => Object.keys(v.knobs)))].sort();
+    throw new ReportQueryError('query.knob', `no variant of this run has "${knob}"; knobs: ${known.join(', ')}`);
+  }
+  const scorers = [...new Set(board.flatMap((r) => r.scorer?.split(',') ?? []))].sort();
+  return { knob, ...paramSweep(variants, knob), simulated: variants.some((v) => v.simulated), scorer: scorers.join(',') || null };
 }

@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import type { StageTraceRow } from '@sqlsweep/db';
-import { parseRequest, ApiRequestError } from './request-error';
-import { etaSeconds, scalarParams, stageTraceDto } from './run-views';
+import { etaSeconds } from './leaderboard';
+import { scalarParams, stageTraceDto } from './views';
 
 const row = (over: Partial<StageTraceRow>): StageTraceRow => ({
   stage: 'evaluate', stageKey: 'k', role: 'sql', output: null, trace: null, failure: null, inputTokens: null, cachedInputTokens: null,
@@ -38,25 +37,5 @@ describe('scalarParams', () => {
   it('keeps scalar parameters only', () => {
     expect(scalarParams({ temperature: 0, shots: 4, model: 'x', flag: true, nested: { a: 1 }, list: [1] })).toEqual({ temperature: 0, shots: 4, model: 'x', flag: true });
     expect(scalarParams(null)).toEqual({});
-  });
-});
-
-describe('parseRequest', () => {
-  const schema = z.object({ limit: z.coerce.number().int().min(1), nested: z.object({ a: z.string() }).optional() }).strict();
-
-  const fieldOf = (value: unknown, where: 'query' | 'body') => {
-    try {
-      parseRequest(schema, value, where);
-      return undefined;
-    } catch (e) {
-      return e instanceof ApiRequestError ? { field: e.field, reason: e.reason } : e;
-    }
-  };
-
-  it('names the field and the reason of the first problem', () => {
-    expect(fieldOf({ limit: '0' }, 'query')).toEqual({ field: 'query.limit', reason: expect.stringMatching(/>=\s*1|at least|too small/i) });
-    expect(fieldOf({ limit: '2', nested: { a: 3 } }, 'body')).toEqual({ field: 'body.nested.a', reason: expect.any(String) });
-    expect(fieldOf({ limit: '2', extra: 1 }, 'query')).toEqual({ field: 'query.extra', reason: expect.any(String) });
-    expect(parseRequest(schema, { limit: '2' }, 'query')).toEqual({ limit: 2 });
   });
 });
