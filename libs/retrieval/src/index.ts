@@ -47,6 +47,7 @@ export {
   RB_SQL_DEFAULT_MU,
   DEFAULT_MU_PRIME,
   type SchemaIndexes,
+  type RetrievedTableSet,
   type ScoredTable,
   type TableRetrieverOptions,
 } from './retrievers/table-retriever';

@@ -50,7 +50,16 @@ describe('TableRetriever (RB-SQL TR + CR, large-table rule)', () => {
     const scored = await retriever.scoreTables('Which city has the station with the highest elevation?');
     expect(scored[0].table).toBe('station');
     const theta = (scored[0].score + scored[1].score) / 2;
-    expect((await retriever.retrieveTables('Which city has the station with the highest elevation?', theta)).map((t) => t.table)).toEqual(['station']);
+    const kept = await retriever.retrieveTables('Which city has the station with the highest elevation?', theta);
+    expect(kept.tables.map((t) => t.table)).toEqual(['station']);
+    expect(kept.fellBack).toBe(false);
+  });
+
+  it('keeps the best table alone, marked as a fall-back, when no table passes θ', async () => {
+    const question = 'Which city has the station with the highest elevation?';
+    const [best] = await retriever.scoreTables(question);
+    const kept = await retriever.retrieveTables(question, best.score + 1);
+    expect(kept).toEqual({ tables: [best], fellBack: true });
   });
 
   it('shortens a large table to the columns above μ\' and scores the shortened text', async () => {

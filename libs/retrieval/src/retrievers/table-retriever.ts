@@ -24,6 +24,12 @@ export interface ScoredTable {
   shortenedTo?: string[];
 }
 
+/** What TR keeps for a question: the tables above θ, or the best one alone when none passes (`fellBack`). */
+export interface RetrievedTableSet {
+  tables: ScoredTable[];
+  fellBack: boolean;
+}
+
 export interface TableRetrieverOptions {
   /** a table text over this many tokens triggers the large-table rule (default 512, BERT's limit) */
   maxTableTokens?: number;
@@ -73,9 +79,16 @@ export class TableRetriever {
     return scored.sort((a, b) => b.score - a.score || a.table.localeCompare(b.table));
   }
 
-  /** TR: tables scoring strictly above θ. */
-  async retrieveTables(question: string | TokenMatrix, theta = RB_SQL_DEFAULT_THETA, muPrime = DEFAULT_MU_PRIME): Promise<ScoredTable[]> {
-    return (await this.scoreTables(question, muPrime)).filter((t) => t.score > theta);
+  /**
+   * TR (RB-SQL 4.2.1, 4.2.3): tables scoring strictly above θ, best first, large tables scored shortened to their
+   * columns above μ'. When no table passes θ the best one is kept and `fellBack` is set (the paper does not say; an
+   * empty schema would make generation pointless).
+   */
+  async retrieveTables(question: string | TokenMatrix, theta = RB_SQL_DEFAULT_THETA, muPrime = DEFAULT_MU_PRIME): Promise<RetrievedTableSet> {
+    const scored = await this.scoreTables(question, muPrime);
+    const passed = scored.filter((t) => t.score > theta);
+    const fellBack = passed.length === 0 && scored.length > 0;
+    return { tables: fellBack ? scored.slice(0, 1) : passed, fellBack };
   }
 
   /** CR: columns of the given tables scoring strictly above μ. */
