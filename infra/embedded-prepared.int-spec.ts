@@ -5,7 +5,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb, executePrepared } from '@sqlsweep/db';
-import { sql } from 'kysely';
 import { startEmbeddedServer, stopEmbeddedServer, type EmbeddedServer } from './services/private-embedded';
 import { findFreePort } from './services/server-state';
 
@@ -27,7 +26,7 @@ afterAll(async () => {
 it('runs one prepared statement from several pool connections side by side in its one session', async () => {
   const db = createDb(server.url, { max: 4 });
   try {
-    const lookup = (i: number) => executePrepared(db, 'lookup', sql<{ n: number }>`SELECT ${i}::int AS n`.compile(db));
+    const lookup = (i: number) => executePrepared(db, 'lookup', db.selectNoFrom((eb) => eb.cast<number>(eb.val(i), 'integer').as('n')).compile());
     // Concurrent calls take several connections, and each prepares the statement on its first call.
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => lookup(i)));
     expect(answers.map((rows) => rows[0].n)).toEqual(Array.from({ length: 40 }, (_, i) => i));

@@ -3,7 +3,7 @@
  * register minibench, start the LLM simulator, run configs/sweeps/demo.yaml with two local worker processes.
  */
 import { join } from 'node:path';
-import { spawnSimulator } from '../apps/cli/src/local-processes';
+import { spawnSimulator } from '@sqlsweep/cli/src/local-processes';
 import { projectDir, setup } from './setup';
 import { runSteps } from './run-steps';
 

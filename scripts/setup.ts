@@ -5,9 +5,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildDashboard } from '../apps/dashboard/build';
-import { buildMinibench } from '../data/minibench/build';
-import { ensureServices, type ServiceEndpoints } from '../infra/services';
+import { buildDashboard } from '@sqlsweep/dashboard';
+import { buildMinibench } from '@sqlsweep/minibench';
+import { ensureServices, type ServiceEndpoints } from '@sqlsweep/infra';
 import { buildBundledEncoder } from '@sqlsweep/retrieval';
 
 export const projectDir = resolve(__dirname, '..');

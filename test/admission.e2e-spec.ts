@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HUGE_GRID_SWEEP } from '@sqlsweep/testing';
-import { repoRoot } from './support/e2e';
+import { HUGE_GRID_SWEEP, repoRoot } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 
 jest.setTimeout(300_000);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import IORedis from 'ioredis';
-import { waitFor } from './support/e2e';
+import { waitFor } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { startOrchestrator, type Orchestrator } from './support/orchestrator';
 import { itemResultCounts, runRow, storedStageResults } from './support/stored-results';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { queryRows } from '@sqlsweep/db';
 import { runIdOf } from './support/cli-output';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 
@@ -17,10 +17,10 @@ describe('a sweep in batch mode', () => {
     expect(r.code).toBe(0);
     const runId = runIdOf(r.stdout);
 
-    const { rows } = await sql<{ n: number; errored: number; traced: number }>`
+    const rows = await queryRows<{ n: number; errored: number; traced: number }>(e2e.db)`
       SELECT count(*)::int AS n, count(*) FILTER (WHERE errored)::int AS errored,
         (SELECT count(*)::int FROM stage_results WHERE stage = 'zero-shot.generate' AND trace->>'response' IS NOT NULL) AS traced
-      FROM item_results WHERE run_id = ${runId}`.execute(e2e.db);
+      FROM item_results WHERE run_id = ${runId}`;
     expect(rows[0]).toEqual({ n: 40, errored: 0, traced: 40 });
     const stats = (await (await fetch(`${e2e.sim.url}/sim/stats`)).json()) as Record<string, { requests: number }>;
     for (const model of ['sim-strong', 'sim-weak']) expect(stats[model]?.requests ?? 0).toBe(0);

@@ -1,5 +1,5 @@
 import { findRunId, runIdOf } from './support/cli-output';
-import { waitFor } from './support/e2e';
+import { waitFor } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { PrivatePostgresServer } from './support/private-postgres-server';
 import { itemResultCounts, runRow, waitForStageResults } from './support/stored-results';

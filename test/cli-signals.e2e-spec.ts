@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { findRunId } from './support/cli-output';
-import { waitFor, type RunningCli } from './support/e2e';
+import { waitFor, type RunningCli } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { storedStageResults, waitForStageResults } from './support/stored-results';
 

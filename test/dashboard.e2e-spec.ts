@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 // nx-ignore-next-line
-import { buildDashboard } from '../apps/dashboard/build';
+import { buildDashboard } from '@sqlsweep/dashboard';
 import { launchBrowser, screenshot, type Browser } from './support/browser';
 import { runIdOf } from './support/cli-output';
-import { repoRoot, waitFor } from './support/e2e';
+import { repoRoot, waitFor } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { startOrchestrator, type Orchestrator } from './support/orchestrator';
 

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildMinibench } from '../data/minibench/build';
+import { buildMinibench } from '@sqlsweep/minibench';
 import { runIdOf } from './support/cli-output';
-import { repoRoot, runCli, startWorkers, type Proc } from './support/e2e';
+import { repoRoot, runCli, startWorkers, type Proc } from '@sqlsweep/testing';
 import { E2eStack } from './support/e2e-stack';
 
 jest.setTimeout(120_000);

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { mcnemar, pairedBootstrap } from '@sqlsweep/orchestration';
 import { readSpiderPredictions } from '@sqlsweep/sql-sandbox';
-import { runEval } from '../apps/cli/src/commands/eval';
+import { runEval } from '@sqlsweep/cli/src/commands/eval';
 import { runIdOf } from './support/cli-output';
-import { repoRoot } from './support/e2e';
+import { repoRoot } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { startOrchestrator, type Orchestrator } from './support/orchestrator';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { newTestRun } from '@sqlsweep/testing';
-import { ensureServices } from '../infra/services';
+import { ensureServices } from '@sqlsweep/infra';
 
 /**
  * Jest global set-up: Redis and Postgres reachable before any suite runs (started when missing). Their URLs and the

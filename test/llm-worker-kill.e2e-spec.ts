@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { queryRows } from '@sqlsweep/db';
 import { runIdOf } from './support/cli-output';
-import { waitFor } from './support/e2e';
+import { waitFor } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { itemResultCounts, runRow } from './support/stored-results';
 
@@ -8,14 +8,14 @@ jest.setTimeout(240_000);
 
 /** The LLM calls the process `pid` has claimed and not yet stored (a claim's owner is `host/pid/random`). */
 async function callsClaimedBy(e2e: E2eStack, pid: number): Promise<string[]> {
-  const { rows } = await sql<{ cache_key: string }>`
-    SELECT cache_key FROM llm_cache_claims WHERE owner LIKE ${`%/${pid}/%`}`.execute(e2e.db);
+  const rows = await queryRows<{ cache_key: string }>(e2e.db)`
+    SELECT cache_key FROM llm_cache_claims WHERE owner LIKE ${`%/${pid}/%`}`;
   return rows.map((r) => r.cache_key);
 }
 
 async function storedAmong(e2e: E2eStack, keys: string[]): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM llm_response_cache WHERE cache_key = ANY(${keys}::text[])`.execute(e2e.db);
+  const rows = await queryRows<{ n: number }>(e2e.db)`
+    SELECT count(*)::int AS n FROM llm_response_cache WHERE cache_key = ANY(${keys}::text[])`;
   return rows[0].n;
 }
 
@@ -80,7 +80,7 @@ describe('a worker killed with LLM calls in flight', () => {
     // already dead (abandoned): an answer that reached a worker before the kill is never bought again.
     const calls = await simCalls(e2e);
     expect(calls.inFlight).toBe(0);
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM llm_response_cache`.execute(e2e.db);
+    const rows = await queryRows<{ n: number }>(e2e.db)`SELECT count(*)::int AS n FROM llm_response_cache`;
     const boughtAgain = calls.ok - rows[0].n;
     expect(boughtAgain).toBeLessThanOrEqual(calls.abandoned);
     // The kill did catch calls at the simulator (else the line above would hold trivially), and only the victim's.

@@ -7,9 +7,10 @@ import { LlmClient, llmBudgetPrefix, ModelPauses, parseModelCatalog, RedisRateBu
 import { parseSimConfig, startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from '@sqlsweep/llm-sim';
 import { BIRD_SAMPLE, datasetsPresent, sqlPrompt } from '@sqlsweep/llm-sim/src/testing/sim-fixtures';
 import { QueueClient } from '@sqlsweep/queue';
-import { createRunUsingModel, createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import {
+  createRunUsingModel, createTestDatabase, runCli, type TestDatabase, testQueuePrefix, waitFor,
+} from '@sqlsweep/testing';
 import { StageRunner, type StageRunnerDeps } from '@sqlsweep/worker';
-import { runCli, waitFor } from './support/e2e';
 
 const describeIf = datasetsPresent ? describe : describe.skip;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { queryRows } from '@sqlsweep/db';
 import { findRunId } from './support/cli-output';
-import { waitFor } from './support/e2e';
+import { waitFor } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 
 jest.setTimeout(300_000);
@@ -31,10 +31,10 @@ describe('sqlsweep status and run --resume', () => {
     expect(resumed.stdout).toMatch(`resuming run ${runId} (running)`);
     expect(resumed.stdout).toMatch(/Leaderboard/);
 
-    const { rows } = await sql<{ items: number; planned: number; stored: number }>`
+    const rows = await queryRows<{ items: number; planned: number; stored: number }>(e2e.db)`
       SELECT (SELECT count(*)::int FROM item_results WHERE run_id = ${runId}) AS items,
              (SELECT count(DISTINCT stage_key)::int FROM run_stages WHERE run_id = ${runId}) AS planned,
-             (SELECT count(*)::int FROM stage_results) AS stored`.execute(e2e.db);
+             (SELECT count(*)::int FROM stage_results) AS stored`;
     expect(rows[0]).toEqual({ items: 20, planned: 50, stored: 50 });
 
     const done = await e2e.cli(['status', runId]);
@@ -43,6 +43,6 @@ describe('sqlsweep status and run --resume', () => {
     // Resuming a finished run changes nothing.
     const again = await e2e.cli(['run', '--resume', runId, '--workers', '0', '--no-progress']);
     expect(again.code).toBe(0);
-    expect((await sql<{ n: number }>`SELECT count(*)::int AS n FROM stage_results`.execute(e2e.db)).rows[0].n).toBe(50);
+    expect((await queryRows<{ n: number }>(e2e.db)`SELECT count(*)::int AS n FROM stage_results`)[0].n).toBe(50);
   });
 });

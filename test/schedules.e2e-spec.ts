@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { OrchestratorCore, ScheduleService, type RegressionAlertPayload } from '@sqlsweep/orchestration';
-import { repoRoot, waitFor } from './support/e2e';
+import { repoRoot, waitFor } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { runRow } from './support/stored-results';
 

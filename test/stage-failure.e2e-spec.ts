@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { queryRows } from '@sqlsweep/db';
 import { runIdOf } from './support/cli-output';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { itemResultCounts, runRow } from './support/stored-results';
@@ -26,13 +26,13 @@ describe('a stage that fails for good at its first attempt', () => {
     expect(await runRow(e2e.db, runId)).toMatchObject({ status: 'done', failure_reason: null });
     expect(await itemResultCounts(e2e.db, runId)).toEqual({ n: 12, distinct_items: 12, errored: 6 });
 
-    const { rows: errored } = await sql<{ model: string; reason: string }>`
+    const errored = await queryRows<{ model: string; reason: string }>(e2e.db)`
       SELECT v.model, ir.reason FROM item_results ir JOIN variants v ON v.id = ir.variant_id
-      WHERE ir.run_id = ${runId} AND ir.errored`.execute(e2e.db);
+      WHERE ir.run_id = ${runId} AND ir.errored`;
     expect(new Set(errored.map((r) => r.model))).toEqual(new Set(['sim-strong']));
     for (const r of errored) expect(r.reason).toMatch(/^stage failed: .*maximum context length was exceeded/);
-    const { rows: failures } = await sql<{ stage: string; n: number }>`
-      SELECT stage, count(*)::int AS n FROM stage_failures WHERE run_id = ${runId} GROUP BY stage ORDER BY stage`.execute(e2e.db);
+    const failures = await queryRows<{ stage: string; n: number }>(e2e.db)`
+      SELECT stage, count(*)::int AS n FROM stage_failures WHERE run_id = ${runId} GROUP BY stage ORDER BY stage`;
     expect(failures).toContainEqual({ stage: 'zero-shot.generate', n: 6 });
 
     // A 400 is not retried: one call per refused item.

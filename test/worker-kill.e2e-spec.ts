@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { queryRows } from '@sqlsweep/db';
 import { runIdOf } from './support/cli-output';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { itemResultCounts, runRow, waitForStageResults } from './support/stored-results';
@@ -30,10 +30,10 @@ describe('a worker killed with SIGKILL mid-sweep', () => {
     expect((await runRow(e2e.db, runId)).status).toBe('done');
     expect(await itemResultCounts(e2e.db, runId)).toEqual({ n: 120, distinct_items: 120, errored: 0 });
     // Every planned stage has exactly one stored result, and none failed.
-    const planned = await sql<{ planned: number; stored: number }>`
+    const planned = await queryRows<{ planned: number; stored: number }>(e2e.db)`
       SELECT count(DISTINCT rs.stage_key)::int AS planned, count(DISTINCT r.stage_key)::int AS stored
-      FROM run_stages rs LEFT JOIN stage_results r ON r.stage_key = rs.stage_key WHERE rs.run_id = ${runId}`.execute(e2e.db);
-    expect(planned.rows[0].stored).toBe(planned.rows[0].planned);
+      FROM run_stages rs LEFT JOIN stage_results r ON r.stage_key = rs.stage_key WHERE rs.run_id = ${runId}`;
+    expect(planned[0].stored).toBe(planned[0].planned);
     expect(await e2e.db.selectFrom('stage_failures').selectAll().execute()).toEqual([]);
   });
 });

@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { spawnCli, waitFor } from './support/e2e';
+import { createTestDatabase, spawnCli, type TestDatabase, testQueuePrefix, waitFor } from '@sqlsweep/testing';
 
 jest.setTimeout(120_000);
 

@@ -2,8 +2,7 @@
  * What a run left in Postgres: items planned, items with a result (correct, wrong or a recorded error), rows stored
  * twice, stage failures, and distinct LLM answers stored (each distinct call should be paid once).
  */
-import { sql } from 'kysely';
-import type { Db } from '@sqlsweep/db';
+import { queryRows, type Db } from '@sqlsweep/db';
 
 export interface RunAccount {
   status: string;
@@ -18,7 +17,7 @@ export interface RunAccount {
 }
 
 export async function accountRun(db: Db, runId: string): Promise<RunAccount> {
-  const { rows } = await sql<RunAccount>`
+  const rows = await queryRows<RunAccount>(db)`
     SELECT (SELECT status FROM runs WHERE id = ${runId}) AS "status",
       (SELECT count(DISTINCT (variant_id, item_id)) FROM run_stages WHERE run_id = ${runId})::int AS "itemsPlanned",
       (SELECT count(DISTINCT (variant_id, item_id)) FROM item_results WHERE run_id = ${runId})::int AS "itemsWithResult",
@@ -28,6 +27,6 @@ export async function accountRun(db: Db, runId: string): Promise<RunAccount> {
         + (SELECT count(*) - count(DISTINCT stage_key) FROM stage_failures WHERE run_id = ${runId})::int
         + (SELECT count(*) - count(DISTINCT variant_id) FROM run_summaries WHERE run_id = ${runId})::int AS "duplicatedRows",
       (SELECT count(*) FROM stage_failures WHERE run_id = ${runId})::int AS "stageFailures",
-      (SELECT count(*) FROM llm_response_cache)::int AS "storedLlmAnswers"`.execute(db);
+      (SELECT count(*) FROM llm_response_cache)::int AS "storedLlmAnswers"`;
   return rows[0];
 }

@@ -3,8 +3,8 @@
  * sweep is under way and `inject` resolves when it has ended (the server is back, the process is dead); a provider
  * fault lasts the whole run, through the simulator's config.
  */
-import { sql } from 'kysely';
-import type { RunningCli } from '../../test/support/e2e';
+import { queryRows } from '@sqlsweep/db';
+import type { RunningCli } from '@sqlsweep/testing';
 import type { ChaosServers } from './servers';
 import type { ScenarioStack, SimTotals } from './stack';
 
@@ -14,7 +14,7 @@ import type { ScenarioStack, SimTotals } from './stack';
  */
 async function callsClaimedBy(stack: ScenarioStack, pid: number): Promise<number | undefined> {
   try {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM llm_cache_claims WHERE owner LIKE ${`%/${pid}/%`}`.execute(stack.db);
+    const rows = await queryRows<{ n: number }>(stack.db)`SELECT count(*)::int AS n FROM llm_cache_claims WHERE owner LIKE ${`%/${pid}/%`}`;
     return rows[0].n;
   } catch {
     return undefined;

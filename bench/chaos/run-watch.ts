@@ -3,8 +3,7 @@
  * it has stored, and its status. Progress is a change of that count; a stall is the longest time without one.
  * Postgres being down is no progress, not an error.
  */
-import { sql } from 'kysely';
-import type { Db } from '@sqlsweep/db';
+import { queryRows, type Db } from '@sqlsweep/db';
 
 export const TERMINAL_STATUSES = ['done', 'failed', 'cancelled'];
 
@@ -26,11 +25,11 @@ export class RunWatch {
   private async poll(): Promise<void> {
     while (this.running && this.endedAt === undefined) {
       try {
-        const { rows } = await sql<{ status: string; stored: number }>`
+        const rows = await queryRows<{ status: string; stored: number }>(this.db)`
           SELECT r.status,
                  (SELECT count(*) FROM stage_results)::int + (SELECT count(*) FROM stage_failures WHERE run_id = r.id)::int
                    + (SELECT count(*) FROM item_results WHERE run_id = r.id)::int AS stored
-          FROM runs r WHERE r.id = ${this.runId}`.execute(this.db);
+          FROM runs r WHERE r.id = ${this.runId}`;
         const row = rows[0];
         if (row) {
           if (row.stored !== this.stored) {

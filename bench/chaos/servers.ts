@@ -7,10 +7,10 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { debianPostgresBinDirs, findExecutable, findPostgresBinaries, pathDirectories, type PostgresBinaries } from '../../infra/services/binaries';
-import { startPrivatePostgres, stopPrivatePostgres } from '../../infra/services/private-postgres';
-import { startPrivateRedis, stopPrivateRedis } from '../../infra/services/private-redis';
-import { REDIS_CONF } from '../../infra/services/resolve-redis';
+import {
+  debianPostgresBinDirs, findExecutable, findPostgresBinaries, pathDirectories, REDIS_CONF, startPrivatePostgres, startPrivateRedis,
+  stopPrivatePostgres, stopPrivateRedis, type PostgresBinaries,
+} from '@sqlsweep/infra';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

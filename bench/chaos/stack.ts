@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import { createDb, type Db } from '@sqlsweep/db';
-import type { ModelStats } from '../../apps/llm-sim/src';
-import { repoRoot, spawnCli, startSimulator, startWorkers, type Proc, type RunningCli, type Simulator } from '../../test/support/e2e';
+import type { ModelStats } from '@sqlsweep/llm-sim';
+import { repoRoot, spawnCli, startSimulator, startWorkers, type Proc, type RunningCli, type Simulator } from '@sqlsweep/testing';
 
 const API_TOKEN = `chaos-${randomBytes(12).toString('hex')}`;
 

@@ -13,9 +13,10 @@ import { parseArgs } from 'node:util';
 import { Queue, Worker } from 'bullmq';
 import { Client } from 'pg';
 import { pipelineNames } from '@sqlsweep/contracts';
-import { createTestDatabase, removeTestQueueKeys, testQueuePrefix } from '@sqlsweep/testing';
-import { setup } from '../../scripts/setup';
-import { runCli, startSimulator, startWorkers, type Proc } from '../../test/support/e2e';
+import {
+  createTestDatabase, type Proc, removeTestQueueKeys, runCli, startSimulator, startWorkers, testQueuePrefix,
+} from '@sqlsweep/testing';
+import { setup } from '@sqlsweep/scripts';
 import { processCpuMs, serverCpuMs } from './process-cpu';
 
 const root = resolve(__dirname, '..', '..');

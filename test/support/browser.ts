@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { repoRoot } from './e2e';
+import { repoRoot } from '@sqlsweep/testing';
 
 export const chromiumPath = '/usr/bin/chromium';
 export const dashboardScreenshots = join(repoRoot, 'test-output', 'dashboard');

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import {
-  runCli, spawnCli, startSimulator, startWorkers, type CliResult, type Proc, type RunningCli, type Simulator, type SimulatorOptions,
-} from './e2e';
+  createTestDatabase, runCli, spawnCli, startSimulator, startWorkers, testQueuePrefix,
+  type CliResult, type Proc, type RunningCli, type Simulator, type SimulatorOptions, type TestDatabase,
+} from '@sqlsweep/testing';
 
 const sweepArgs = (config: string, extraArgs: string[] = []) => ['run', config, '--workers', '0', '--no-progress', ...extraArgs];
 

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 // nx-ignore-next-line
-import { createOrchestratorApp } from '../../apps/orchestrator/src/app';
+import { createOrchestratorApp } from '@sqlsweep/orchestrator';
 import type { E2eStack } from './e2e-stack';
 
 export interface Orchestrator { app: INestApplication; url: string }

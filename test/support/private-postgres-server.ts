@@ -1,9 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { debianPostgresBinDirs, findPostgresBinaries, pathDirectories } from '../../infra/services/binaries';
-import { startPrivatePostgres, stopPrivatePostgres } from '../../infra/services/private-postgres';
-import { findFreePort } from '../../infra/services/server-state';
+import { debianPostgresBinDirs, findFreePort, findPostgresBinaries, pathDirectories, startPrivatePostgres, stopPrivatePostgres } from '@sqlsweep/infra';
 
 /** A Postgres server of a test's own on a free port, which the test may stop and start again (a fault test). */
 export class PrivatePostgresServer {

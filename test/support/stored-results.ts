@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
-import type { TestDatabase } from '@sqlsweep/testing';
-import { waitFor, type RunningCli } from './e2e';
+import { queryRows } from '@sqlsweep/db';
+import { type RunningCli, type TestDatabase, waitFor } from '@sqlsweep/testing';
 
 type Db = TestDatabase['db'];
 
@@ -17,10 +16,10 @@ export async function storedStageResults(db: Db, stage?: string): Promise<number
 
 /** A run's item results: how many rows, how many distinct (variant, item) pairs, how many errored. */
 export async function itemResultCounts(db: Db, runId: string): Promise<{ n: number; distinct_items: number; errored: number }> {
-  const { rows } = await sql<{ n: number; distinct_items: number; errored: number }>`
+  const rows = await queryRows<{ n: number; distinct_items: number; errored: number }>(db)`
     SELECT count(*)::int AS n, count(DISTINCT (variant_id, item_id))::int AS distinct_items,
            count(*) FILTER (WHERE errored)::int AS errored
-    FROM item_results WHERE run_id = ${runId}`.execute(db);
+    FROM item_results WHERE run_id = ${runId}`;
   return rows[0];
 }
 

@@ -13,3 +13,4 @@ export * from './schedule.repository';
 export * from './report.repository';
 export * from './api-metrics.repository';
 export * from './unreachable';
+export * from './query-rows';

@@ -1,8 +1,13 @@
+/**
+ * The system's processes started as a user or an operator starts them (the CLI, workers, the LLM simulator): the
+ * end-to-end suites in test/ and the benches in bench/ both drive the stack through these.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 
-export const repoRoot = join(__dirname, '..', '..');
+/** The repository's root: apps, `bin/sqlsweep` and data/minibench are started from here. */
+export const repoRoot = join(__dirname, '..', '..', '..');
 const tsNode = ['-r', '@swc-node/register'];
 
 export interface Proc { child: ChildProcess; stop(signal?: NodeJS.Signals): Promise<void> }
@@ -89,15 +94,5 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs =
     return await Promise.race([cli.finished, timedOut]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 250): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
   }
 }

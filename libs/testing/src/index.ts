@@ -2,3 +2,5 @@ export * from './test-database';
 export * from './test-queues';
 export * from './model-run';
 export * from './hostile-sweeps';
+export * from './e2e-processes';
+export * from './e2e-wait';

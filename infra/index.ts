@@ -1,0 +1,9 @@
+/**
+ * What the other rooms use of infra: `ensureServices` (set-up and the test runs) and private Redis/Postgres servers
+ * that the fault tests and the chaos bench start, stop and restart.
+ */
+export * from './services';
+export * from './services/binaries';
+export { postgresUrlFor, startPrivatePostgres, stopPrivatePostgres, type PrivatePostgres } from './services/private-postgres';
+export { redisUrlFor, startPrivateRedis, stopPrivateRedis, type PrivateRedis } from './services/private-redis';
+export { findFreePort } from './services/server-state';
