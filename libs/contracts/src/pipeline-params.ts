@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { zeroShotGrids } from './pipelines/zero-shot';
 import { rbSqlGrids } from './pipelines/rb-sql';
 import { r3Grids } from './pipelines/r3';
@@ -23,3 +24,8 @@ export const pipelineNames = Object.keys(pipelineGrids) as PipelineName[];
 
 /** Scalar parameters of one variant: one value per knob. */
 export type VariantParams = Record<string, string | number | boolean>;
+
+/** The values of one variant of pipeline P: each knob's grid element type (`theta: number`, `shotSelection: 'random' | ...`). */
+export type PipelineKnobs<P extends PipelineName> = {
+  [K in keyof z.output<(typeof pipelineGrids)[P]>]: z.output<(typeof pipelineGrids)[P]>[K] extends ReadonlyArray<infer E> ? E : never;
+};

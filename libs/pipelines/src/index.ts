@@ -10,3 +10,5 @@ export type { EvaluateOutput, GeneratedSql } from './stages/common';
 export { parseGeneratedSql } from './methods/zero-shot';
 export { evaluateStage, goldStage } from './stages/common';
 export * from './method';
+export * from './define-stage';
+export * from './define-pipeline';

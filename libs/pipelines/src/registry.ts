@@ -1,4 +1,5 @@
 import { pipelineNames, type PipelineName } from '@sqlsweep/contracts';
+import type { AnyStage } from './define-stage';
 import type { MethodModule } from './method';
 import { zeroShotMethod } from './methods/zero-shot';
 import { rbSqlMethod } from './methods/rb-sql';
@@ -33,8 +34,11 @@ function collect<T>(part: (m: MethodModule) => Record<string, T>, what: string, 
 
 export const pipelines = collect((m) => m.pipelines, 'pipeline') as Record<PipelineName, PipelineDefinition>;
 
+const byName = (stages: MethodModule['stages']): Record<string, StageImplementation> =>
+  Array.isArray(stages) ? Object.fromEntries((stages as readonly AnyStage[]).map((s) => [s.name, s.implementation])) : stages as Record<string, StageImplementation>;
+
 /** Every stage name the system knows, with the code that computes it. */
-export const stageImplementations: Record<string, StageImplementation> = collect((m) => m.stages, 'stage', { gold: goldStage, evaluate: evaluateStage });
+export const stageImplementations: Record<string, StageImplementation> = collect((m) => byName(m.stages), 'stage', byName([goldStage, evaluateStage]));
 
 const unimplemented = pipelineNames.filter((n) => !(n in pipelines));
 if (unimplemented.length) throw new Error(`pipelines with a grid but no implementation: ${unimplemented.join(', ')}`);

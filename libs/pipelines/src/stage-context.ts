@@ -66,8 +66,8 @@ export interface StageTrace {
 }
 
 /** A stage's result: the output stored under its key, with accounting for the LLM stages. */
-export interface StageRun {
-  output: unknown;
+export interface StageRun<Output = unknown> {
+  output: Output;
   usage?: LlmUsage;
   /** What the LLM call that produced the output cost, also when this execution took its answer from the cache. */
   costUsd?: number;

@@ -1,7 +1,6 @@
 import { goldFlagOf } from '@sqlsweep/datasets';
-import { judgePrediction, officialSql, runPrediction, sweepScorer, vesReward, type ExecutionResult, type SandboxPool } from '@sqlsweep/sql-sandbox';
-import type { StageNode } from '../pipeline';
-import type { ComputeStage } from '../stage-context';
+import { judgePrediction, officialSql, runPrediction, sweepScorer, timeForVes, vesReward, type ExecutionResult } from '@sqlsweep/sql-sandbox';
+import { from, slot, stagesReading, type CommonParams } from '../define-stage';
 
 /** Output of the SQL-generation stages. `sql` is null when the answer held no usable query. */
 export interface GeneratedSql { sql: string | null; parseError?: string }
@@ -29,36 +28,33 @@ export interface EvaluateOutput {
  */
 export const VES_REPEATS = 10;
 
-async function timeBoth(sandbox: SandboxPool, dbPath: string, goldSql: string, predSql: string, deadlineMs: number) {
-  const gold = await sandbox.execute({ dbPath, sql: goldSql, deadlineMs, repeat: VES_REPEATS });
-  const pred = await sandbox.execute({ dbPath, sql: predSql, deadlineMs, repeat: VES_REPEATS });
-  if (!gold.timingsMs?.length || !pred.timingsMs?.length) return undefined;
-  return { gold: gold.timingsMs, pred: pred.timingsMs };
-}
-
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
+/** Stages every pipeline has: they read no knob. */
+const common = stagesReading<CommonParams>();
+
 /** Runs the gold query once per (dataset version, item); every variant and run reuses the result. */
-export const goldStage: ComputeStage = {
-  kind: 'compute',
+export const goldStage = common.compute({
+  name: 'gold', role: 'sql', version: 1,
   run: async (ctx) => {
     const { timingsMs: _t, ...result } = await ctx.services.sandbox.execute({
       dbPath: ctx.dbPath, sql: officialSql(ctx.semantics, 'gold', ctx.item.goldSql), deadlineMs: ctx.services.sqlDeadlineMs,
     });
-    return { output: result };
+    const output: ExecutionResult = result;
+    return { output };
   },
-};
+});
 
 /**
  * Executes the prediction and judges it with the named scorer for the dataset's format (`sweepScorer`): the same
  * verdicts as `sqlsweep eval --scorer <that id>`, writes included (run on a throw-away in-memory copy).
  */
-export const evaluateStage: ComputeStage = {
-  kind: 'compute',
+export const evaluateStage = common.compute({
+  name: 'evaluate', role: 'sql', version: 4, final: true,
+  inputs: { gold: from(goldStage), prediction: slot<GeneratedSql>() },
   run: async (ctx) => {
     const scorer = sweepScorer(ctx.semantics).id;
-    const gold = ctx.inputs.gold as ExecutionResult;
-    const generated = ctx.inputs.prediction as GeneratedSql;
+    const { gold, prediction: generated } = ctx.inputs;
     const goldInvalid = goldFlagOf(gold);
     if (goldInvalid) {
       // `datasets add` flags such gold and sweeps leave the item out; one that fails only now (a slower machine, say)
@@ -82,7 +78,7 @@ export const evaluateStage: ComputeStage = {
     const pred = run.result;
     // VES times only what ran on the replica itself: a write ran on a copy, an empty statement did not run at all.
     const timed = verdict.correct && !run.note
-      ? await timeBoth(ctx.services.sandbox, ctx.dbPath, officialSql(ctx.semantics, 'gold', ctx.item.goldSql), predSql, ctx.services.sqlDeadlineMs)
+      ? await timeForVes(ctx.services.sandbox, ctx.dbPath, officialSql(ctx.semantics, 'gold', ctx.item.goldSql), predSql, { repeats: VES_REPEATS, deadlineMs: ctx.services.sqlDeadlineMs })
       : undefined;
     const output: EvaluateOutput = {
       correct: verdict.correct,
@@ -93,14 +89,14 @@ export const evaluateStage: ComputeStage = {
         : pred.status === 'error' ? { status: 'error', message: pred.message } : { status: 'timeout' },
       scorer,
       ...(verdict.divergent ? { divergent: verdict.divergent } : {}),
-      metrics: { ves: timed ? 100 * vesReward(true, timed.gold, timed.pred).reward : 0 },
-      ...(timed ? { timing: { goldMs: mean(timed.gold), predMs: mean(timed.pred), repeats: VES_REPEATS } } : {}),
+      metrics: { ves: timed ? 100 * vesReward(true, timed.goldMs, timed.predMs).reward : 0 },
+      ...(timed ? { timing: { goldMs: mean(timed.goldMs), predMs: mean(timed.predMs), repeats: VES_REPEATS } } : {}),
     };
     return { output };
   },
-};
+});
 
-/** The last node of every pipeline: judge the stage whose output is the final `GeneratedSql`. */
-export function evaluateNode(prediction: string): StageNode {
+/** TRANSITIONAL, until every method builds its graph with definePipeline: the evaluate node judging `prediction`. */
+export function evaluateNode(prediction: string): import('../pipeline').StageNode {
   return { stage: 'evaluate', role: 'sql', version: 4, reads: [], inputs: { gold: 'gold', prediction }, final: true };
 }

@@ -16,8 +16,8 @@ describe('the evaluate stage with a gold result that cannot be compared', () => 
     services: { sandbox: pool, sqlDeadlineMs: 300 },
   }) as unknown as StageContext;
   const evaluate = async (gold: ExecutionResult, sql = 'SELECT name FROM item ORDER BY id') =>
-    (await evaluateStage.run(context({ gold, prediction: { sql } }))).output as EvaluateOutput;
-  const gold = async (goldSql: string) => (await goldStage.run(context({}, goldSql))).output as ExecutionResult;
+    (await evaluateStage.implementation.run(context({ gold, prediction: { sql } }))).output as EvaluateOutput;
+  const gold = async (goldSql: string) => (await goldStage.implementation.run(context({}, goldSql))).output as ExecutionResult;
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'sqlsweep-evaluate-'));
@@ -55,8 +55,8 @@ describe('the evaluate stage scores through the named scorer of the dataset form
     services: { sandbox: pool, sqlDeadlineMs: 2_000 },
   }) as unknown as StageContext;
   const score = async (semantics: 'bird' | 'spider', sql: string) => {
-    const gold = (await goldStage.run(context(semantics, {}))).output as ExecutionResult;
-    return (await evaluateStage.run(context(semantics, { gold, prediction: { sql } }))).output as EvaluateOutput;
+    const gold = (await goldStage.implementation.run(context(semantics, {}))).output as ExecutionResult;
+    return (await evaluateStage.implementation.run(context(semantics, { gold, prediction: { sql } }))).output as EvaluateOutput;
   };
 
   beforeAll(() => {

@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
+import { pipelines } from './registry';
+import { VariantKeyer } from './stage-keys';
+
+/**
+ * Stage keys decide what every stored result is reused for: a refactor of how stages are declared must not change
+ * one (a changed key re-runs, and re-pays, every stage below it). The snapshot holds, for every bundled sweep
+ * config, the key of every stage of every variant for one item; a change that means to re-key a stage bumps its
+ * version and updates the snapshot (`npx jest -u <this file>`), saying why in the commit.
+ */
+const sweepsDir = join(__dirname, '..', '..', '..', 'configs', 'sweeps');
+const trainItemIds = ['train-0', 'train-1', 'train-2'];
+
+describe('stage keys of the bundled sweeps', () => {
+  it.each(readdirSync(sweepsDir).filter((f) => f.endsWith('.yaml')).sort())('%s', (file) => {
+    const config = parseSweepConfig(readFileSync(join(sweepsDir, file), 'utf8'), file);
+    const keys: Record<string, string[]> = {};
+    for (const variant of expandVariants(config)) {
+      const pipeline = pipelines[variant.pipeline];
+      const fileHashes = Object.fromEntries((pipeline.fileKnobs ?? []).map((f) => [f.sha256Param, 'f'.repeat(64)]));
+      const keyer = new VariantKeyer(pipeline, variant, { datasetVersion: 'dataset-v1', cacheNamespace: config.cacheNamespace, trainItemIds, fileHashes });
+      keys[variant.label] = [...keyer.trainItemStages(), ...keyer.itemStages('dev-0')].map((s) => `${s.stage}@${s.itemId} ${s.key.slice(0, 16)}`);
+    }
+    expect(keys).toMatchSnapshot();
+  });
+});
