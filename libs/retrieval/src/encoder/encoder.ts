@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RetrievalError, type RetrievalErrorCode } from '../errors';
 import type { TokenMatrix } from '../token-matrix';
+import { WorkerRpc } from '../worker-rpc';
 import { spawnModuleWorker } from '@sqlsweep/config';
 import { ColbertTokenization, type TextRole } from './colbert-tokenization';
 import { readEncoderConfig, type EncoderConfig } from './encoder-config';
@@ -79,34 +80,16 @@ export async function openEncoder(options: OpenEncoderOptions): Promise<Encoder>
   if (ready.fallbackReason) options.logger?.warn({ encoder: config.name, reason: ready.fallbackReason }, 'encoder running on CPU');
   options.logger?.info({ encoder: config.name, provider: ready.provider, modelDir: options.modelDir }, 'encoder ready');
 
-  const pending = new Map<number, { resolve: (r: EncoderResponse & { ok: true }) => void; reject: (e: Error) => void }>();
-  let nextId = 1;
-  let closed = false;
-  const failAll = (error: Error) => {
-    for (const p of pending.values()) p.reject(error);
-    pending.clear();
-  };
-  worker.on('message', (response: EncoderResponse) => {
-    const waiter = pending.get(response.id);
-    if (!waiter) return;
-    pending.delete(response.id);
-    if (response.ok) waiter.resolve(response);
-    else waiter.reject(new RetrievalError(response.code as RetrievalErrorCode, response.message));
-  });
-  worker.on('error', (error) => failAll(new RetrievalError('ENCODER_INFERENCE_FAILED', `encoder worker crashed: ${error.message}`)));
-  worker.on('exit', (code) => {
-    closed = true;
-    failAll(new RetrievalError('ENCODER_CLOSED', `encoder worker exited (code ${code})`));
+  const rpc = new WorkerRpc<EncoderRequest, EncoderResponse>(worker, {
+    failed: (response) => new RetrievalError(response.code as RetrievalErrorCode, response.message),
+    crashed: (error) => new RetrievalError('ENCODER_INFERENCE_FAILED', `encoder worker crashed: ${error.message}`),
+    exited: (code) => new RetrievalError('ENCODER_CLOSED', `encoder worker exited (code ${code})`),
+    closed: () => new RetrievalError('ENCODER_CLOSED', `encoder ${config.name} is closed`),
   });
 
   const request = (role: TextRole, texts: string[], pooled: boolean) => {
-    if (closed) return Promise.reject(new RetrievalError('ENCODER_CLOSED', `encoder ${config.name} is closed`));
-    if (texts.length === 0) return Promise.resolve({ id: 0, ok: true as const, data: new Float32Array(0), rows: [] as number[] });
-    const id = nextId++;
-    return new Promise<EncoderResponse & { ok: true }>((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ id, op: 'encode', role, texts, pooled } satisfies EncoderRequest);
-    });
+    if (texts.length === 0 && !rpc.isClosed) return Promise.resolve({ id: 0, ok: true as const, data: new Float32Array(0), rows: [] as number[] });
+    return rpc.send({ op: 'encode', role, texts, pooled });
   };
   const toMatrices = (response: { data: Float32Array; rows: number[] }): TokenMatrix[] => {
     let offset = 0;
@@ -127,10 +110,6 @@ export async function openEncoder(options: OpenEncoderOptions): Promise<Encoder>
     encodePooled: async (texts, role = 'document') => toMatrices(await request(role, texts, true)).map((m) => m.data),
     countTokens: (text) => tokenization.countTokens(text),
     pieces: (text) => tokenization.pieces(text),
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      await worker.terminate();
-    },
+    close: () => rpc.close(),
   };
 }

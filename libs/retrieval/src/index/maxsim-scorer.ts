@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { RetrievalError } from '../errors';
 import { nonZeroRows, type TokenMatrix } from '../token-matrix';
+import { WorkerRpc } from '../worker-rpc';
 import { spawnModuleWorker } from '@sqlsweep/config';
 import type { MaxSimBucket, MaxSimRequest, MaxSimResponse } from './maxsim-protocol';
 
@@ -26,9 +27,6 @@ export interface MaxSimScorer {
 
 const PAD_BIAS = -1e9;
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-
 export function buildBuckets(dim: number, documents: readonly { data: Float32Array; rows: number }[], bucketSize: number): MaxSimBucket[] {
   // Documents without rows score 0 (as in the scalar kernel) and are left out of every bucket.
   const order = documents.map((_, i) => i).filter((i) => documents[i].rows > 0).sort((a, b) => documents[a].rows - documents[b].rows);
@@ -52,34 +50,13 @@ export function buildBuckets(dim: number, documents: readonly { data: Float32Arr
 export async function openMaxSimScorer(options: MaxSimScorerOptions = {}): Promise<MaxSimScorer> {
   const worker: Worker = spawnModuleWorker(__dirname, 'maxsim-worker', { intraOpNumThreads: options.intraOpNumThreads ?? 1 });
   const bucketSize = options.bucketSize ?? 256;
-  const pending = new Map<number, { resolve: (r: MaxSimResponse & { ok: true }) => void; reject: (e: Error) => void }>();
-  let nextId = 1;
   let nextCorpus = 1;
-  let closed = false;
-  const failAll = (error: Error) => {
-    for (const p of pending.values()) p.reject(error);
-    pending.clear();
-  };
-  worker.on('message', (response: MaxSimResponse) => {
-    const waiter = pending.get(response.id);
-    if (!waiter) return;
-    pending.delete(response.id);
-    if (response.ok) waiter.resolve(response);
-    else waiter.reject(new RetrievalError('ENCODER_INFERENCE_FAILED', `MaxSim scorer: ${response.message}`));
+  const rpc = new WorkerRpc<MaxSimRequest, MaxSimResponse>(worker, {
+    failed: (response) => new RetrievalError('ENCODER_INFERENCE_FAILED', `MaxSim scorer: ${response.message}`),
+    crashed: (error) => new RetrievalError('ENCODER_INFERENCE_FAILED', `MaxSim scorer crashed: ${error.message}`),
+    exited: () => new RetrievalError('ENCODER_CLOSED', 'MaxSim scorer exited'),
+    closed: () => new RetrievalError('ENCODER_CLOSED', 'MaxSim scorer is closed'),
   });
-  worker.on('error', (error) => failAll(new RetrievalError('ENCODER_INFERENCE_FAILED', `MaxSim scorer crashed: ${error.message}`)));
-  worker.on('exit', () => {
-    closed = true;
-    failAll(new RetrievalError('ENCODER_CLOSED', 'MaxSim scorer exited'));
-  });
-  const send = (request: DistributiveOmit<MaxSimRequest, 'id'>, transfer: ArrayBuffer[] = []) => {
-    if (closed) return Promise.reject(new RetrievalError('ENCODER_CLOSED', 'MaxSim scorer is closed'));
-    const id = nextId++;
-    return new Promise<MaxSimResponse & { ok: true }>((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ ...request, id } as MaxSimRequest, transfer);
-    });
-  };
 
   return {
     async register(dim, documents) {
@@ -87,7 +64,7 @@ export async function openMaxSimScorer(options: MaxSimScorerOptions = {}): Promi
       // Bucket buffers are moved (not copied) to the scorer thread: onnxruntime-node rejects shared memory.
       const buckets = buildBuckets(dim, documents, bucketSize);
       const transfer = buckets.flatMap((b) => [b.documents.buffer, b.padBias.buffer, b.documentIndices.buffer] as ArrayBuffer[]);
-      await send({ op: 'register', corpusId, dim, buckets, totalDocuments: documents.length }, transfer);
+      await rpc.send({ op: 'register', corpusId, dim, buckets, totalDocuments: documents.length }, transfer);
       return {
         async score(query) {
           if (query.dim !== dim) throw new RetrievalError('INDEX_DIMENSION_MISMATCH', `query has dim ${query.dim}, corpus has ${dim}`);
@@ -95,18 +72,14 @@ export async function openMaxSimScorer(options: MaxSimScorerOptions = {}): Promi
           if (active.length === 0 || documents.length === 0) return new Float32Array(documents.length);
           const rows = new Float32Array(active.length * dim);
           active.forEach((r, i) => rows.set(query.data.subarray(r * dim, (r + 1) * dim), i * dim));
-          const response = await send({ op: 'score', corpusId, query: rows, queryRows: active.length });
+          const response = await rpc.send({ op: 'score', corpusId, query: rows, queryRows: active.length });
           return response.scores ?? new Float32Array(documents.length);
         },
         async release() {
-          if (!closed) await send({ op: 'release', corpusId });
+          if (!rpc.isClosed) await rpc.send({ op: 'release', corpusId });
         },
       };
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await worker.terminate();
-    },
+    close: () => rpc.close(),
   };
 }

@@ -1,4 +1,5 @@
 import { onnx } from 'onnx-proto';
+import { encodeOnnxModel } from '../../onnx-model';
 
 const FLOAT = onnx.TensorProto.DataType.FLOAT;
 const INT64 = onnx.TensorProto.DataType.INT64;
@@ -76,24 +77,17 @@ export function buildLateInteractionModel(weights: LateInteractionGraphWeights):
     { opType: 'Mul', input: ['normalised', 'mask_column'], output: [BUNDLED_OUTPUT_NAME] },
   ].map((node, i) => ({ ...node, name: `${node.opType.toLowerCase()}_${i}` }));
 
-  const model: onnx.IModelProto = {
-    irVersion: 8,
-    producerName: 'sqlsweep-retrieval',
-    producerVersion: '1',
-    opsetImport: [{ domain: '', version: 13 }],
-    graph: {
-      name: 'sqlsweep_hashed_ngram_colbert',
-      node: nodes,
-      initializer: [
-        floatTensor('embeddings', [vocabularySize, hiddenDim], weights.embeddings),
-        floatTensor('context_kernel', [hiddenDim, 1, 3], kernel),
-        floatTensor('projection', [hiddenDim, outputDim], weights.projection),
-        floatTensor('epsilon', [], new Float32Array([1e-6])),
-        int64Tensor('last_axis', [2]),
-      ],
-      input: [valueInfo('input_ids', INT64, ['batch', 'sequence']), valueInfo('attention_mask', INT64, ['batch', 'sequence'])],
-      output: [valueInfo(BUNDLED_OUTPUT_NAME, FLOAT, ['batch', 'sequence', outputDim])],
-    },
-  };
-  return onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish();
+  return encodeOnnxModel({
+    name: 'sqlsweep_hashed_ngram_colbert',
+    node: nodes,
+    initializer: [
+      floatTensor('embeddings', [vocabularySize, hiddenDim], weights.embeddings),
+      floatTensor('context_kernel', [hiddenDim, 1, 3], kernel),
+      floatTensor('projection', [hiddenDim, outputDim], weights.projection),
+      floatTensor('epsilon', [], new Float32Array([1e-6])),
+      int64Tensor('last_axis', [2]),
+    ],
+    input: [valueInfo('input_ids', INT64, ['batch', 'sequence']), valueInfo('attention_mask', INT64, ['batch', 'sequence'])],
+    output: [valueInfo(BUNDLED_OUTPUT_NAME, FLOAT, ['batch', 'sequence', outputDim])],
+  }, '1');
 }
