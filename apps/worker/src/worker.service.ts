@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { datasetStoreSettings, type AppEnv } from '@sqlsweep/config';
+import { datasetStoreSettings, ThrottledWarnings, type AppEnv } from '@sqlsweep/config';
 import type { LlmBatchJobPayload, StageJobPayload } from '@sqlsweep/contracts';
-import { createDatasetFileStore, createDb, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { createDatasetFileStore, createDb, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, warnConnectionErrors, type Db } from '@sqlsweep/db';
 import { ReplicaMaterializer } from '@sqlsweep/datasets';
 import { Advancer, Reconciler } from '@sqlsweep/orchestration';
 import { Pool } from 'pg';
@@ -50,12 +50,14 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
 
   onApplicationBootstrap(): void {
     const env = this.env;
-    this.db = createDb(env.DATABASE_URL, { max: 4 });
+    // Redis and Postgres errors (an outage, a wrong URL or password) as warnings, one per kind per 30 s.
+    const warnings = new ThrottledWarnings((fields, msg) => this.log.warn(fields, msg));
+    this.db = createDb(env.DATABASE_URL, { max: 4, warnings });
     this.queue = new QueueClient(env.REDIS_URL, env.SQLSWEEP_QUEUE_PREFIX);
     this.sandbox = new SandboxPool({ size: env.SQLSWEEP_SANDBOX_SIZE, deadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS });
-    this.budgetRedis = createRedisConnection(env.REDIS_URL);
+    this.budgetRedis = createRedisConnection(env.REDIS_URL, warnings);
     this.cachePool = new Pool({ connectionString: env.DATABASE_URL, max: 2 });
-    this.cachePool.on('error', () => undefined);
+    warnConnectionErrors(this.cachePool, warnings);
     const llm = (this.llm = new LlmClient({
       catalog: loadModelCatalog(env.SQLSWEEP_MODELS_FILE),
       env: this.providerEnv,
@@ -80,7 +82,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const concurrency = { llm: env.SQLSWEEP_LLM_CONCURRENCY, sql: env.SQLSWEEP_SQL_CONCURRENCY, retrieval: env.SQLSWEEP_RETRIEVAL_CONCURRENCY };
     const queues = Object.fromEntries(env.SQLSWEEP_ROLES.map((role) => [`stage-${role}`, concurrency[role]]));
     this.host = new WorkerHost({
-      redisUrl: env.REDIS_URL, prefix: env.SQLSWEEP_QUEUE_PREFIX, queues, maxActive: env.SQLSWEEP_MAX_ACTIVE_JOBS, lockDurationMs: env.SQLSWEEP_JOB_LOCK_MS,
+      redisUrl: env.REDIS_URL, prefix: env.SQLSWEEP_QUEUE_PREFIX, queues, maxActive: env.SQLSWEEP_MAX_ACTIVE_JOBS, lockDurationMs: env.SQLSWEEP_JOB_LOCK_MS, warnings,
       onFailed: (job, error, final) => {
         this.log.warn({ jobId: job.id, job: job.name, stage: job.data?.stage, runId: job.data?.runId, final, err: error.message }, final ? 'job failed for good' : 'job attempt failed');
         if (!final) return;

@@ -1,3 +1,4 @@
 export * from './env';
 export * from './load-env';
 export * from './module-worker';
+export * from './throttled-warnings';

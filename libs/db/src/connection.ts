@@ -1,3 +1,4 @@
+import { connectionWarnings, type ThrottledWarnings } from '@sqlsweep/config';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import { Pool, types, type PoolClient } from 'pg';
 import type { Database } from './schema';
@@ -11,13 +12,11 @@ export type Db = Kysely<Database>;
 interface PreparedPool { pool?: Pool; open(): Pool }
 const preparedPools = new WeakMap<Db, PreparedPool>();
 
-export function createDb(databaseUrl: string, opts: { max?: number } = {}): Db {
+/** `warnings`: where the pool's connection errors are warned about (default: this process's, on stderr). */
+export function createDb(databaseUrl: string, opts: { max?: number; warnings?: ThrottledWarnings } = {}): Db {
   const open = (options?: string) => {
     const pool = new Pool({ connectionString: databaseUrl, max: opts.max ?? 10, options });
-    pool.on('error', () => undefined); // an idle client losing its server is replaced on next checkout
-    // A checked-out client that loses its server between queries (a Postgres restart mid-transaction) emits 'error'
-    // with no listener, which would kill the process; its next query fails instead, and the pool drops it.
-    pool.on('connect', (client) => client.on('error', () => undefined));
+    warnConnectionErrors(pool, opts.warnings);
     return pool;
   };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: open() }) });
@@ -29,6 +28,18 @@ export function createDb(databaseUrl: string, opts: { max?: number } = {}): Db {
     await prepared.pool?.end();
   };
   return db;
+}
+
+/**
+ * Warns (throttled) about a pool's connection errors instead of letting them kill the process. An idle client losing
+ * its server is replaced on next checkout (the pool's 'error'); a checked-out client that loses it between queries (a
+ * Postgres restart mid-transaction) emits 'error' itself, with no listener unless given one here, and its next query
+ * fails, so the pool drops it. Both are one kind of warning ('postgres'), logged once per outage burst.
+ */
+export function warnConnectionErrors(pool: Pool, warnings: ThrottledWarnings = connectionWarnings()): void {
+  const warn = warnings.listener('postgres');
+  pool.on('error', warn);
+  pool.on('connect', (client) => client.on('error', warn));
 }
 
 /**

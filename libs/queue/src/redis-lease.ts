@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connectionWarnings, type ThrottledWarnings } from '@sqlsweep/config';
 import IORedis, { type Redis } from 'ioredis';
 
 /** Extends the lease when this owner holds it, else takes it when free (SET NX PX). 1 when held afterwards. */
@@ -18,11 +19,11 @@ export class RedisLease {
   private readonly redis: Redis;
   private held = false;
 
-  constructor(redisUrl: string, readonly key: string, readonly ttlMs: number) {
+  constructor(redisUrl: string, readonly key: string, readonly ttlMs: number, warnings: ThrottledWarnings = connectionWarnings()) {
     // A command fails after one reconnection attempt instead of waiting for Redis: an unreachable Redis means the
     // lease is not held, and the caller tries again later.
     this.redis = new IORedis(redisUrl, { maxRetriesPerRequest: 1 });
-    this.redis.on('error', () => undefined);
+    this.redis.on('error', warnings.listener('redis'));
   }
 
   /** Whether this owner held the lease at its last `hold`. */

@@ -1,3 +1,4 @@
+import { connectionWarnings, type ThrottledWarnings } from '@sqlsweep/config';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedisConnection } from './connection';
@@ -18,6 +19,8 @@ export interface WorkerHostOptions {
   lockDurationMs?: number;
   /** Every failed attempt; `final` (from `isFinalFailure`) when BullMQ will not run the job again. */
   onFailed?: (job: Job, error: Error, final: boolean) => void;
+  /** Where the workers' Redis errors are warned about (default: this process's connection warnings on stderr). */
+  warnings?: ThrottledWarnings;
 }
 
 /**
@@ -38,8 +41,9 @@ export class WorkerHost {
     const needed = served.flatMap(jobsOfQueue);
     const missing = needed.filter((n) => !(n in handlers));
     if (missing.length) throw new Error(`no handler registered for job(s): ${missing.join(', ')}`);
+    const warnings = this.opts.warnings ?? connectionWarnings();
     for (const queue of served) {
-      const connection = createRedisConnection(this.opts.redisUrl);
+      const connection = createRedisConnection(this.opts.redisUrl, warnings);
       this.connections.push(connection);
       const worker = new Worker(
         queue,
@@ -61,7 +65,8 @@ export class WorkerHost {
       worker.on('failed', (job, error) => {
         if (job) this.opts.onFailed?.(job, error, isFinalFailure(job, error));
       });
-      worker.on('error', () => undefined); // connection errors are retried by ioredis; jobs are not lost
+      // Connection errors are retried by ioredis, and jobs are not lost; a wrong URL or password must still be seen.
+      worker.on('error', warnings.listener('redis'));
       this.workers.push(worker);
     }
   }

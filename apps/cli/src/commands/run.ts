@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { parseSweepConfig, SweepConfigError } from '@sqlsweep/contracts';
 import { leaderboard, readSweepConfigFile, type OrchestratorCore } from '@sqlsweep/orchestration';
 import { queueNames } from '@sqlsweep/queue';
+import { connectionWarnings } from '@sqlsweep/config';
+import { isUnreachableError } from '@sqlsweep/db';
 import { cliEnv, openCore } from '../cli-env';
 import { spawnWorkers, type LocalProcess } from '../local-processes';
 import { renderCost, renderLeaderboard, renderPlan, renderProgress } from '../render';
@@ -72,8 +74,9 @@ export async function runSweep(file: string | undefined, opts: RunOptions, out: 
     const id = runId;
     redisWatch = watchRedis(env.REDIS_URL, outages);
     // BullMQ reports a lost Redis connection as an 'error' on each queue, printed with its stack unless handled;
-    // the watch above says it once instead.
-    for (const name of queueNames) core.queue.queue(name).on('error', () => undefined);
+    // the watch above says it once instead. Any other queue error is warned about.
+    const queueError = (e: unknown) => { if (!isUnreachableError(e)) connectionWarnings().warn('redis', e); };
+    for (const name of queueNames) core.queue.queue(name).on('error', queueError);
     core.startAdvancing();
     const { enqueued } = await pg(() => core.advancer.reconcile(id));
     out(`${enqueued} stage jobs ready to run`);
