@@ -1,7 +1,9 @@
+import { RB_SQL_MAX_SHOTS } from '@sqlsweep/contracts';
 import { classifySql } from '../../sql/classify';
-import type { EstimateContext, LlmCall, LlmStage, StageContext } from '../../stage-context';
-import { evidenceLine, templateCall } from '../../llm-call';
+import { from, stagesOf } from '../../define-stage';
+import { evidenceLine } from '../../llm-call';
 import { loadTemplate } from '../../template';
+import { selectShotsStage } from './shots';
 import type { SelectedShots, Shot, ShotDecomposition } from './types';
 
 export const decomposeTemplate = loadTemplate('rb-sql.decompose');
@@ -18,26 +20,30 @@ export function parseSubQuestions(raw: string): { subQuestions: string[]; parseE
   return { subQuestions: [], parseError: 'no numbered list of sub-questions in the answer' };
 }
 
-function decomposePrompt(shot: { question: string; evidence: string | null }, params: EstimateContext['params']): LlmCall {
-  // A fixed length cap: the stage has no length knob, and a list of sub-questions is short.
-  return { ...templateCall({ params }, decomposeTemplate, { evidence_line: evidenceLine(shot), question: shot.question }, 60), maxTokens: 256 };
+function shotOf(shots: SelectedShots, index: number): Shot {
+  const shot = shots.shots[index];
+  if (!shot) throw new Error(`rb-sql.decompose-${index + 1}: the shots stage selected fewer than ${index + 1} shots`);
+  return shot;
 }
 
 /** `rb-sql.decompose-<i>`: least-to-most sub-questions of shot i (Zhou et al. 2023), for the example organization. */
-export function decomposeShotStage(index: number): LlmStage {
-  const shotOf = (ctx: StageContext): Shot => {
-    const shot = (ctx.inputs.shots as SelectedShots).shots[index];
-    if (!shot) throw new Error(`rb-sql.decompose-${index + 1}: the shots stage selected fewer than ${index + 1} shots`);
-    return shot;
-  };
-  return {
-    kind: 'llm',
-    prompt: (ctx) => decomposePrompt(shotOf(ctx), ctx.params),
-    // Before the shots exist the planner estimates with the target question, of similar length.
-    estimate: (ctx) => decomposePrompt(ctx.item, ctx.params),
-    parse: (response, ctx): ShotDecomposition => ({ itemId: shotOf(ctx).itemId, ...parseSubQuestions(response.output) }),
-  };
+function decomposeShotStage(index: number) {
+  return stagesOf('rb-sql').llm({
+    name: `rb-sql.decompose-${index + 1}`, version: 1, template: decomposeTemplate, expectedOutputTokens: 60,
+    // A fixed length cap: the stage has no length knob, and a list of sub-questions is short.
+    maxTokens: { fixed: 256 },
+    inputs: { shots: from(selectShotsStage) },
+    render: (ctx, inputs) => {
+      // Before the shots exist the planner estimates with the target question, of similar length.
+      const shot = inputs ? shotOf(inputs.shots, index) : ctx.item;
+      return { evidence_line: evidenceLine(shot), question: shot.question };
+    },
+    parse: (response, ctx): ShotDecomposition => ({ itemId: shotOf(ctx.inputs.shots, index).itemId, ...parseSubQuestions(response.output) }),
+  });
 }
+
+/** `rb-sql.decompose-1` … `-<RB_SQL_MAX_SHOTS>`: the graph and the registry use these same definitions. */
+export const decomposeStages = Array.from({ length: RB_SQL_MAX_SHOTS }, (_, i) => decomposeShotStage(i));
 
 /** The literals of a SQL query, in order, deduplicated: the "values extracted from the sub-questions". */
 export function sqlValues(sql: string): string[] {

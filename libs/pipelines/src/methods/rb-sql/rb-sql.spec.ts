@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expandVariants, parseSweepConfig, pipelineGrids, type VariantSpec } from '@sqlsweep/contracts';
+import { expandVariants, parseSweepConfig, pipelineGrids, RB_SQL_MAX_CORRECTIONS, RB_SQL_MAX_SHOTS, type VariantSpec } from '@sqlsweep/contracts';
 import { loadDataset, type DatabaseSchema } from '@sqlsweep/datasets';
 import type { LlmResponse } from '@sqlsweep/llm';
 import { keyItemStages } from '../../stage-keys';
@@ -8,7 +8,8 @@ import type { LlmStage, StageContext, StageItem } from '../../stage-context';
 import { sqlSkeleton } from '../../sql/skeleton';
 import { classifySqliteError } from './correction';
 import { parseChainSql } from './generate';
-import { RB_SQL_MAX_CORRECTIONS, RB_SQL_MAX_SHOTS, rbSqlGraph, rbSqlMethod } from './index';
+import { stageImplementations } from '../../registry';
+import { rbSqlMethod, rbSqlPipeline } from './index';
 import { parseSubQuestions, sqlValues } from './organize';
 import type { ChainSql, ExecutionCheck, FilteredSchema, SelectedShots, ShotDecomposition } from './types';
 
@@ -25,26 +26,31 @@ const response = (output: string): LlmResponse => ({
 });
 
 describe('RB-SQL graph', () => {
-  const names = (v: VariantSpec) => rbSqlGraph(v).map((n) => n.stage);
+  const names = (v: VariantSpec) => rbSqlPipeline.graph(v).map((n) => n.stage);
 
   it('runs TR, CR, SR, one decomposition per shot, generation and the unrolled correction rounds by default', () => {
     expect(names(variant())).toEqual([
       'gold', 'rb-sql.tables', 'rb-sql.columns', 'rb-sql.shots', 'rb-sql.decompose-1', 'rb-sql.decompose-2', 'rb-sql.decompose-3',
       'rb-sql.generate', 'rb-sql.check-1', 'rb-sql.correct-1', 'rb-sql.check-2', 'rb-sql.correct-2', 'rb-sql.check-3', 'rb-sql.correct-3', 'evaluate',
     ]);
-    const evaluate = rbSqlGraph(variant()).at(-1)!;
+    const evaluate = rbSqlPipeline.graph(variant()).at(-1)!;
     expect(evaluate).toMatchObject({ final: true, inputs: { gold: 'gold', prediction: 'rb-sql.correct-3' } });
   });
 
   it('drops the stages an ablation switches off', () => {
     expect(names(variant({ schemaFilter: false, shots: 0, errorCorrection: false }))).toEqual(['gold', 'rb-sql.generate', 'evaluate']);
     expect(names(variant({ skeletonOrganization: false, shots: 2, maxCorrections: 0 }))).toEqual(['gold', 'rb-sql.tables', 'rb-sql.columns', 'rb-sql.shots', 'rb-sql.generate-plain', 'evaluate']);
-    const random = rbSqlGraph(variant({ shotSelection: 'random' })).find((n) => n.stage === 'rb-sql.shots')!;
+    const random = rbSqlPipeline.graph(variant({ shotSelection: 'random' })).find((n) => n.stage === 'rb-sql.shots')!;
     expect(random.reads).toContain('sampleIndex');
+    const skeleton = rbSqlPipeline.graph(variant()).find((n) => n.stage === 'rb-sql.shots')!;
+    expect(skeleton.reads).not.toContain('sampleIndex');
+    const unfiltered = rbSqlPipeline.graph(variant({ schemaFilter: false })).find((n) => n.stage === 'rb-sql.correct-1')!;
+    expect(unfiltered.reads).not.toContain('fullSchemaAfter');
+    expect(rbSqlPipeline.graph(variant()).find((n) => n.stage === 'rb-sql.correct-1')!.reads).toContain('fullSchemaAfter');
   });
 
   it('shares TR between μ values, CR between shot counts, and a correction round between chain lengths', () => {
-    const keys = (v: VariantSpec) => new Map(keyItemStages(rbSqlMethod.pipelines['rb-sql'], v, { datasetVersion: 'd', itemId: 'dev-0' }).map((s) => [s.stage, s.key]));
+    const keys = (v: VariantSpec) => new Map(keyItemStages(rbSqlPipeline, v, { datasetVersion: 'd', itemId: 'dev-0' }).map((s) => [s.stage, s.key]));
     const a = keys(variant({ mu: 3 }));
     const b = keys(variant({ mu: 7 }));
     expect(a.get('rb-sql.tables')).toBe(b.get('rb-sql.tables'));
@@ -57,12 +63,13 @@ describe('RB-SQL graph', () => {
   });
 
   it('registers a stage for every shot and round the grid allows, and the grid stops there', () => {
-    expect(Object.keys(rbSqlMethod.stages)).toEqual(expect.arrayContaining([`rb-sql.decompose-${RB_SQL_MAX_SHOTS}`, `rb-sql.correct-${RB_SQL_MAX_CORRECTIONS}`]));
+    const registered = (rbSqlMethod.stages as ReadonlyArray<{ name: string }>).map((s) => s.name);
+    expect(registered).toEqual(expect.arrayContaining([`rb-sql.decompose-${RB_SQL_MAX_SHOTS}`, `rb-sql.correct-${RB_SQL_MAX_CORRECTIONS}`]));
     expect(pipelineGrids['rb-sql'].safeParse({ shots: [RB_SQL_MAX_SHOTS] }).success).toBe(true);
     expect(pipelineGrids['rb-sql'].safeParse({ shots: [RB_SQL_MAX_SHOTS + 1] }).success).toBe(false);
     expect(pipelineGrids['rb-sql'].safeParse({ maxCorrections: [RB_SQL_MAX_CORRECTIONS + 1] }).success).toBe(false);
-    for (const n of rbSqlGraph(variant({ shots: RB_SQL_MAX_SHOTS, maxCorrections: RB_SQL_MAX_CORRECTIONS }))) {
-      if (!['gold', 'evaluate'].includes(n.stage)) expect(rbSqlMethod.stages[n.stage]).toBeDefined();
+    for (const n of rbSqlPipeline.graph(variant({ shots: RB_SQL_MAX_SHOTS, maxCorrections: RB_SQL_MAX_CORRECTIONS }))) {
+      if (!['gold', 'evaluate'].includes(n.stage)) expect(registered).toContain(n.stage);
     }
   });
 
@@ -127,7 +134,7 @@ describe('RB-SQL prompts on minibench dev item 0', () => {
     return { schema: filtered, shots, decomposition1: decompositions[0], decomposition2: decompositions[1] };
   }
 
-  const llm = (name: string) => rbSqlMethod.stages[name] as LlmStage;
+  const llm = (name: string) => stageImplementations[name] as LlmStage;
 
   it('renders the shot decomposition prompt', () => {
     const v = variant({ shots: 2 }).params;

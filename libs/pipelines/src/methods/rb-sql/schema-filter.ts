@@ -1,11 +1,14 @@
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { columnDocuments, DOCUMENT_BUILDER_VERSION, TableRetriever, tableDocuments, type SchemaIndexes } from '@sqlsweep/retrieval';
-import type { ComputeStage, StageContext } from '../../stage-context';
+import { from, stagesOf } from '../../define-stage';
+import type { StageContext } from '../../stage-context';
 import { linkingMetricEntries, linkingMetrics } from '../../sql/linking';
 import { touchedSchema } from '../../sql/touched';
 import type { FilteredSchema, RetrievedTables } from './types';
 
-async function schemaIndexes(ctx: StageContext): Promise<SchemaIndexes> {
+type RetrieverContext = Pick<StageContext, 'datasetVersion' | 'schema' | 'services'>;
+
+async function schemaIndexes(ctx: RetrieverContext): Promise<SchemaIndexes> {
   const common = { datasetVersion: ctx.datasetVersion, dbId: ctx.schema.dbId, builderVersion: DOCUMENT_BUILDER_VERSION };
   const [tables, columns] = await Promise.all([
     ctx.services.retrieval.index({ ...common, kind: 'table', documents: tableDocuments(ctx.schema) }),
@@ -14,9 +17,10 @@ async function schemaIndexes(ctx: StageContext): Promise<SchemaIndexes> {
   return { tables, columns };
 }
 
-async function retriever(ctx: StageContext): Promise<TableRetriever> {
+/** `maxTableTokens` only matters to TR's large-table rule; CR, which does not read it, leaves it out. */
+async function retriever(ctx: RetrieverContext, maxTableTokens?: number): Promise<TableRetriever> {
   const encoder = await ctx.services.retrieval.encoder();
-  return new TableRetriever(encoder, ctx.schema, await schemaIndexes(ctx), { maxTableTokens: Number(ctx.params.maxTableTokens) });
+  return new TableRetriever(encoder, ctx.schema, await schemaIndexes(ctx), maxTableTokens === undefined ? {} : { maxTableTokens });
 }
 
 /** The text the retrievers score: the question, with BIRD's evidence when the item has one. */
@@ -28,19 +32,18 @@ function ratio(kept: number, total: number): number {
   return total === 0 ? 0 : 1 - kept / total;
 }
 
+const rbSql = stagesOf('rb-sql');
+
 /**
- * Table-Retriever (RB-SQL 4.2.1, 4.2.3): tables with S(q, t) > θ; a table over maxTableTokens is first shortened to
- * its columns above μ'. When no table passes θ the best one is kept (the paper does not say; an empty schema would
- * make generation pointless).
+ * Table-Retriever (RB-SQL 4.2.1, 4.2.3): `TableRetriever.retrieveTables` (tables with S(q, t) > θ, a table over
+ * maxTableTokens first shortened to its columns above μ', the best one alone when none passes), with its recall
+ * against the tables the gold SQL touches.
  */
-export const retrieveTablesStage: ComputeStage = {
-  kind: 'compute',
+export const retrieveTablesStage = rbSql.compute({
+  name: 'rb-sql.tables', role: 'retrieval', version: 1, reads: ['theta', 'muPrime', 'maxTableTokens'],
   run: async (ctx) => {
-    const tr = await retriever(ctx);
-    const scored = await tr.scoreTables(retrievalQuery(ctx), Number(ctx.params.muPrime));
-    let kept = scored.filter((t) => t.score > Number(ctx.params.theta));
-    const fellBack = kept.length === 0 && scored.length > 0;
-    if (fellBack) kept = scored.slice(0, 1);
+    const tr = await retriever(ctx, ctx.params.maxTableTokens);
+    const { tables: kept, fellBack } = await tr.retrieveTables(retrievalQuery(ctx), ctx.params.theta, ctx.params.muPrime);
     const gold = new Set(touchedSchema(ctx.item.goldSql, ctx.schema).tables);
     const hits = kept.filter((t) => gold.has(t.table)).length;
     const output: RetrievedTables = {
@@ -54,7 +57,7 @@ export const retrieveTablesStage: ComputeStage = {
     };
     return { output };
   },
-};
+});
 
 /** Columns a join needs even when CR scores them low: primary keys and foreign keys among the kept tables. */
 function joinColumns(schema: DatabaseSchema, table: string, kept: ReadonlySet<string>): string[] {
@@ -67,14 +70,14 @@ function joinColumns(schema: DatabaseSchema, table: string, kept: ReadonlySet<st
  * foreign keys (our choice: the paper is silent on joins, and a schema without join keys cannot be joined). A kept
  * table with no column at all keeps its best-scoring one. Records schema-linking P/R/F1 against the gold SQL.
  */
-export const retrieveColumnsStage: ComputeStage = {
-  kind: 'compute',
+export const retrieveColumnsStage = rbSql.compute({
+  name: 'rb-sql.columns', role: 'retrieval', version: 1, reads: ['mu'], inputs: { tables: from(retrieveTablesStage) },
   run: async (ctx) => {
-    const tables = (ctx.inputs.tables as RetrievedTables).tables.map((t) => t.table);
+    const tables = ctx.inputs.tables.tables.map((t) => t.table);
     const tr = await retriever(ctx);
     const query = await tr.encodeQuestion(retrievalQuery(ctx));
     const scored = await tr.retrieveColumns(query, tables, -Infinity);
-    const mu = Number(ctx.params.mu);
+    const { mu } = ctx.params;
     const keptTables = new Set(tables);
     const filtered: FilteredSchema['tables'] = ctx.schema.tables.filter((t) => keptTables.has(t.name)).map((t) => {
       const own = scored.filter((d) => d.payload.table === t.name);
@@ -96,4 +99,4 @@ export const retrieveColumnsStage: ComputeStage = {
     };
     return { output };
   },
-};
+});

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { DOCUMENT_BUILDER_VERSION, sqlSkeletonDocuments, type RetrievalDocument } from '@sqlsweep/retrieval';
-import type { ComputeStage, StageContext, StageItem } from '../../stage-context';
+import { stagesOf } from '../../define-stage';
+import type { StageContext, StageItem } from '../../stage-context';
 import { sqlSkeleton } from '../../sql/skeleton';
 import type { SelectedShots, Shot } from './types';
 
 /** Skeleton documents of a dataset version's train split, computed once per worker and version. */
 const skeletonCorpora = new Map<string, Promise<{ documents: RetrievalDocument[]; byId: Map<string, StageItem> }>>();
 
-async function skeletonCorpus(ctx: StageContext): Promise<{ documents: RetrievalDocument[]; byId: Map<string, StageItem> }> {
+async function skeletonCorpus(ctx: Pick<StageContext, 'datasetVersion' | 'services'>): Promise<{ documents: RetrievalDocument[]; byId: Map<string, StageItem> }> {
   let corpus = skeletonCorpora.get(ctx.datasetVersion);
   if (!corpus) {
     corpus = (async () => {
@@ -36,13 +37,13 @@ function shuffleKey(seed: string, id: string): string {
 /**
  * SQL-Skeleton-Retriever (RB-SQL 4.3): the top-k training skeletons by S(q, sk), through one index of every training
  * SQL's skeleton (built once per dataset version and encoder). Ablations: `random` (k random training items, seeded
- * by item and sample index) and `fixed` (the same first k training items, by id, for every question).
+ * by item and sample index) and `fixed` (the same first k training items, by id, for every question). Only `random`
+ * depends on the sample index: the graph leaves it out of the other selections' keys.
  */
-export const selectShotsStage: ComputeStage = {
-  kind: 'compute',
+export const selectShotsStage = stagesOf('rb-sql').compute({
+  name: 'rb-sql.shots', role: 'retrieval', version: 1, reads: ['shots', 'shotSelection', 'sampleIndex'],
   run: async (ctx) => {
-    const k = Number(ctx.params.shots);
-    const selection = String(ctx.params.shotSelection) as SelectedShots['selection'];
+    const { shots: k, shotSelection: selection } = ctx.params;
     const { documents, byId } = await skeletonCorpus(ctx);
     const candidates = documents.filter((d) => d.payload.itemId !== ctx.item.itemId);
     const skeletonOf = new Map(documents.map((d) => [String(d.payload.itemId), d.text]));
@@ -58,7 +59,7 @@ export const selectShotsStage: ComputeStage = {
       const ordered = selection === 'fixed'
         ? [...candidates].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         : [...candidates].sort((a, b) => {
-          const seed = `${ctx.item.itemId}:${String(ctx.params.sampleIndex)}`;
+          const seed = `${ctx.item.itemId}:${ctx.params.sampleIndex}`;
           const ka = shuffleKey(seed, a.id);
           const kb = shuffleKey(seed, b.id);
           return ka < kb ? -1 : ka > kb ? 1 : 0;
@@ -69,4 +70,4 @@ export const selectShotsStage: ComputeStage = {
     const output: SelectedShots = { selection, shots };
     return { output };
   },
-};
+});

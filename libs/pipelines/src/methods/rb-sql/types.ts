@@ -1,3 +1,4 @@
+import type { PipelineKnobs } from '@sqlsweep/contracts';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 
 /** Output of `rb-sql.tables` (Table-Retriever). */
@@ -27,7 +28,7 @@ export interface Shot {
 }
 
 /** Output of `rb-sql.shots`. */
-export interface SelectedShots { selection: 'skeleton' | 'random' | 'fixed'; shots: Shot[] }
+export interface SelectedShots { selection: PipelineKnobs<'rb-sql'>['shotSelection']; shots: Shot[] }
 
 /** Output of `rb-sql.decompose-<i>`: the least-to-most sub-questions of shot i. */
 export interface ShotDecomposition { itemId: string; subQuestions: string[]; parseError?: string }
