@@ -2,30 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import { LlmClient, RedisRateBudget, queueDisposition } from '@sqlsweep/llm';
-import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
 import { BIRD_SAMPLE, TEST_SIM_CONFIG, datasetsPresent, sqlPrompt, testCatalog } from './testing/sim-fixtures';
+import { startSimAndRedis, stopSimAndRedis, type SimAndRedis } from './testing/sim-and-redis';
 
 const describeIf = datasetsPresent ? describe : describe.skip;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 describeIf('a BullMQ worker calling the LLM through the shared budget', () => {
-  let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
-  let redis: Redis;
+  let sim: SimAndRedis['sim'];
+  let redis: SimAndRedis['redis'];
   const prefix = `test-llm-${randomUUID()}`;
   const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as Array<{ question: string }>;
 
   beforeAll(async () => {
-    sim = await startLlmSimulator({ datasetDirs: [BIRD_SAMPLE], config: TEST_SIM_CONFIG });
-    redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    ({ sim, redis } = await startSimAndRedis(TEST_SIM_CONFIG));
   });
-  afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-    await sim.close();
-  });
+  afterAll(() => stopSimAndRedis({ sim, redis }, prefix));
 
   it('moves a job refused with 429 back to waiting, not to failed, and pauses on exhausted quota', async () => {
     const connection = { url: redisUrl, maxRetriesPerRequest: null };

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { LlmClient, LlmError, RedisRateBudget, estimateTokens, parseModelCatalog, type LlmResponse } from '@sqlsweep/llm';
-import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
 import { parseSimConfig } from './sim-config';
 import { BIRD_SAMPLE, datasetsPresent, sqlPrompt } from './testing/sim-fixtures';
+import { startSimAndRedis, stopSimAndRedis, type SimAndRedis } from './testing/sim-and-redis';
 
 const describeIf = datasetsPresent ? describe : describe.skip;
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 // A one-second rolling window stands in for OpenAI's minute: per-minute limits are scaled to it by the simulator.
 // 180k TPM = 3,000 tokens per second: about six calls of a ~60-token prompt + 400 max_tokens.
@@ -30,8 +28,8 @@ const simConfig = parseSimConfig(
 );
 
 describeIf('budgeting what the provider counts (real simulator, real Redis)', () => {
-  let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
-  let redis: Redis;
+  let sim: SimAndRedis['sim'];
+  let redis: SimAndRedis['redis'];
   const prefix = `test-rate-accounting-${randomUUID()}`;
   const questions = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as Array<{ question: string }>;
   const pricing = { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 };
@@ -76,15 +74,9 @@ describeIf('budgeting what the provider counts (real simulator, real Redis)', ()
     );
 
   beforeAll(async () => {
-    sim = await startLlmSimulator({ datasetDirs: [BIRD_SAMPLE], config: simConfig });
-    redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    ({ sim, redis } = await startSimAndRedis(simConfig));
   });
-  afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-    await sim.close();
-  });
+  afterAll(() => stopSimAndRedis({ sim, redis }, prefix));
 
   it('charges prompt + max_tokens at admission under a single TPM, so a server counting that way refuses nothing', async () => {
     const { llm } = client();

@@ -1,33 +1,9 @@
+import type { LlmCachedResponse, LlmCacheEntry } from '@sqlsweep/contracts';
 import type { Pool, PoolClient } from 'pg';
 
-// Structurally the ResponseCacheStore of @sqlsweep/llm (libs/llm may not import libs/db, and this file
-// stays free of libs/llm so the dependency runs one way only).
-export interface LlmCacheUsage {
-  inputTokens: number;
-  cachedInputTokens: number;
-  outputTokens: number;
-}
-
-export interface LlmCachedResponse {
-  output: string;
-  usage: LlmCacheUsage;
-  costUsd: number;
-  latencyMs: number;
-  simulated: boolean;
-  provider: string;
-  model: string;
-  /** The run and stage whose call paid for this response, when it was made for one. */
-  paidFor?: { runId?: string; stageKey?: string };
-}
-
-export interface LlmCacheEntry {
-  key: string;
-  namespace: string;
-  provider: string;
-  model: string;
-  templateVersion: string;
-  response: LlmCachedResponse;
-}
+// Structurally the ResponseCacheStore of @sqlsweep/llm (libs/llm may not import libs/db, and this file stays free of
+// libs/llm so the dependency runs one way only); the stored shape is libs/contracts'.
+export type { LlmCacheUsage, LlmCachedResponse, LlmCacheEntry } from '@sqlsweep/contracts';
 
 interface CacheRow {
   output: string;

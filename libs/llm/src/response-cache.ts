@@ -1,28 +1,14 @@
 import { createHash } from 'node:crypto';
+import type { LlmCachedResponse, LlmCacheEntry } from '@sqlsweep/contracts';
 import { apiModelOf, type ResolvedModel } from './model-resolution';
 import type { ChatMessage, LlmRequest, LlmResponse, LlmUsage } from './types';
 
-export interface CachedLlmResponse {
-  output: string;
+/** A response as the cache holds it (the shape libs/db stores, from libs/contracts), with this lib's usage type. */
+export interface CachedLlmResponse extends LlmCachedResponse {
   usage: LlmUsage;
-  /** What the original call cost; a cache hit itself costs nothing. */
-  costUsd: number;
-  latencyMs: number;
-  simulated: boolean;
-  provider: string;
-  model: string;
-  /** The run and stage whose call paid for this response (from the request's attribution), when known. */
-  paidFor?: { runId?: string; stageKey?: string };
 }
 
-export interface CacheEntry {
-  key: string;
-  namespace: string;
-  provider: string;
-  model: string;
-  templateVersion: string;
-  response: CachedLlmResponse;
-}
+export type CacheEntry = LlmCacheEntry<CachedLlmResponse>;
 
 /** Durable store of successful responses (Postgres in production: libs/db's LlmCacheRepository). */
 export interface ResponseCacheStore {
