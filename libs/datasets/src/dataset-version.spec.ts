@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -47,7 +47,7 @@ describe('prepareDatasetVersion and checkGoldExecution', () => {
     expect(cache.get(version.versionHash, 'dev-3')).toBeUndefined(); // timeouts are not cached
   });
 
-  (existsSync(SPIDER) ? it : it.skip)('finds every Spider sample dev gold query runnable', async () => {
+  it('finds every Spider sample dev gold query runnable', async () => {
     const version = await prepareDatasetVersion({ format: 'spider', path: SPIDER, dataDir: join(root, 'cache') });
     const problems = await checkGoldExecution({ dataset: version.dataset, pool, replicas: version.replicas });
     expect(problems).toEqual([]);

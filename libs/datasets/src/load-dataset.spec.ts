@@ -1,15 +1,12 @@
-import { existsSync, mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatasetError, loadDataset } from './index';
 
 const SAMPLES = resolve(__dirname, '../../../test/fixtures/benchmark-samples');
-const haveSamples = existsSync(SAMPLES);
-if (!haveSamples) console.warn(`skipping real-sample loader tests: ${SAMPLES} is absent`);
-const describeSamples = haveSamples ? describe : describe.skip;
 
-describeSamples('loadDataset on the real Spider sample', () => {
+describe('loadDataset on the real Spider sample', () => {
   it('loads 297 dev items with hardness, 5 databases with PK/FK, and flags train items without databases', async () => {
     const ds = await loadDataset({ format: 'spider', path: join(SAMPLES, 'spider-sample') });
     const dev = ds.items.filter((i) => i.split === 'dev');
@@ -30,7 +27,7 @@ describeSamples('loadDataset on the real Spider sample', () => {
   });
 });
 
-describeSamples('loadDataset on the real BIRD sample', () => {
+describe('loadDataset on the real BIRD sample', () => {
   it('loads items with evidence and difficulty, and descriptions from CSVs in several encodings', async () => {
     const ds = await loadDataset({ format: 'bird', path: join(SAMPLES, 'bird-sample') });
     expect(ds.items).toHaveLength(48);
@@ -49,11 +46,10 @@ describeSamples('loadDataset on the real BIRD sample', () => {
   });
 });
 
+// Built by the unit project's Jest set-up (test/unit-setup.ts) and by `npm run setup`.
 const MINIBENCH = resolve(__dirname, '../../../data/minibench/dist');
-const haveMinibench = existsSync(join(MINIBENCH, 'dev.json'));
-if (!haveMinibench) console.warn(`skipping minibench loader test: ${MINIBENCH} is not built`);
 
-(haveMinibench ? describe : describe.skip)('loadDataset on the built minibench', () => {
+describe('loadDataset on the built minibench', () => {
   it('loads both splits over the databases in dev_databases/ with no problems', async () => {
     const ds = await loadDataset({ format: 'minibench', path: MINIBENCH });
     expect(ds.problems).toEqual([]);

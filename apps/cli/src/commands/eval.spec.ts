@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { basename, join, resolve } from 'node:path';
@@ -10,9 +10,6 @@ import { registerEvalCommand } from './eval';
 const BIN = resolve(__dirname, '../../../../bin/sqlsweep');
 
 const SAMPLES = resolve(__dirname, '../../../../test/fixtures/benchmark-samples');
-const haveSamples = existsSync(join(SAMPLES, 'spider-sample', 'official-verdicts')) && existsSync(join(SAMPLES, 'bird-sample', 'official-verdicts'));
-if (!haveSamples) console.warn(`skipping official-verdict reproduction: ${SAMPLES}/*/official-verdicts is absent`);
-const describeSamples = haveSamples ? describe : describe.skip;
 
 interface Verdict {
   i: number;
@@ -49,11 +46,11 @@ describe('sqlsweep eval', () => {
   });
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  describeSamples('reproduces the official verdicts item by item', () => {
+  describe('reproduces the official verdicts item by item', () => {
     const spider = join(SAMPLES, 'spider-sample');
     const bird = join(SAMPLES, 'bird-sample');
-    const spiderFiles = haveSamples ? readdirSync(join(spider, 'predictions')) : [];
-    const birdFiles = haveSamples ? readdirSync(join(bird, 'predictions')) : [];
+    const spiderFiles = readdirSync(join(spider, 'predictions'));
+    const birdFiles = readdirSync(join(bird, 'predictions'));
 
     it.each(spiderFiles)('Spider %s: exec and hardness of every item', async (file) => {
       const name = basename(file, '.sql');
@@ -90,7 +87,7 @@ describe('sqlsweep eval', () => {
     });
   });
 
-  describeSamples('VES and Soft-F1 on BIRD, gold scored against itself', () => {
+  describe('VES and Soft-F1 on BIRD, gold scored against itself', () => {
     const bird = join(SAMPLES, 'bird-sample');
     let selfPred: string;
     beforeAll(() => {
@@ -140,7 +137,7 @@ describe('sqlsweep eval', () => {
     expect(lines[0].reason).toContain('shop_variant.sqlite');
   });
 
-  describeSamples('refusals', () => {
+  describe('refusals', () => {
     it('refuses a prediction file with the wrong number of lines, naming both counts', async () => {
       const spider = join(SAMPLES, 'spider-sample');
       const short = join(tmp, 'short.sql');
