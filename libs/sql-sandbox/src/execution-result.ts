@@ -15,3 +15,12 @@ export interface ExecuteRequest {
 }
 
 export type TimedExecutionResult = ExecutionResult & { timingsMs?: number[] };
+
+/** What a sandbox child answers for one request: `run`'s result, or a runtime error when it throws (never nothing). */
+export function resultOrRuntimeError<T extends ExecutionResult>(run: () => T): T | ExecutionResult {
+  try {
+    return run();
+  } catch (err) {
+    return { status: 'error', errorKind: 'runtime', message: (err as Error).message, elapsedMs: 0 };
+  }
+}

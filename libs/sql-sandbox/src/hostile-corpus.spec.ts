@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { SandboxPool } from './sandbox-pool';
+import { createSpecDatabase, type SpecDatabase } from './spec-database';
 
 const DEADLINE_MS = 400;
 const KILL_SLACK_MS = 200;
@@ -95,22 +94,20 @@ function snapshot(dir: string): Record<string, string> {
 describe('hostile SQL corpus', () => {
   let dir: string;
   let dbPath: string;
+  let database: SpecDatabase;
   let pool: SandboxPool;
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-hostile-'));
-    dbPath = join(dir, 'target.sqlite');
-    const db = new Database(dbPath);
-    db.exec(`CREATE TABLE pets (id INTEGER PRIMARY KEY, kind TEXT, age INTEGER, weight REAL);
+    database = createSpecDatabase('target.sqlite', `CREATE TABLE pets (id INTEGER PRIMARY KEY, kind TEXT, age INTEGER, weight REAL);
       INSERT INTO pets VALUES (1, 'cat', 3, 12.0), (2, 'dog', 2, 13.4), (3, 'dog', 1, 9.3);
       CREATE TABLE big (n INTEGER);
       WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1000) INSERT INTO big SELECT x FROM c;`);
-    db.close();
+    ({ dir, dbPath } = database);
     pool = new SandboxPool({ size: 2, deadlineMs: DEADLINE_MS, heapMb: 256, maxRows: 1000, maxResultBytes: 1 << 20 });
   });
   afterAll(async () => {
     await pool.close();
-    rmSync(dir, { recursive: true, force: true });
+    database.remove();
   });
 
   it('has at least 40 attacks', () => {

@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3';
 import type { ChildLimits, ChildMessage, ChildRequest } from './child-protocol';
 import { prepareWithDqsFallback } from './dqs-fallback';
-import type { TimedExecutionResult } from './execution-result';
+import { resultOrRuntimeError, type TimedExecutionResult } from './execution-result';
 import { dieWithParent } from './parent-watch';
 import { encodeSqlValue, type SqlValue } from './sql-value';
 import { gateSqlText, gateStatement } from './statement-gate';
@@ -92,13 +92,7 @@ const send = (msg: ChildMessage): void => {
 };
 
 process.on('message', (req: ChildRequest) => {
-  let result: TimedExecutionResult;
-  try {
-    result = run(req);
-  } catch (err) {
-    result = { status: 'error', errorKind: 'runtime', message: (err as Error).message, elapsedMs: 0 };
-  }
-  send({ type: 'result', id: req.id, result });
+  send({ type: 'result', id: req.id, result: resultOrRuntimeError(() => run(req)) });
 });
 process.on('disconnect', () => process.exit(0)); // an idle child hears at once; a busy one through dieWithParent
 send({ type: 'ready' });

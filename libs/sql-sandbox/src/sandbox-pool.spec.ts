@@ -1,28 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { evaluateExecution, timeGold } from './evaluate-execution';
 import { machineLabel } from './machine';
 import { GoldCache } from './gold-cache';
 import { SandboxPool } from './sandbox-pool';
+import { createSpecDatabase, type SpecDatabase } from './spec-database';
 
 describe('SandboxPool', () => {
   let dir: string;
   let dbPath: string;
+  let database: SpecDatabase;
   let pool: SandboxPool;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-pool-'));
-    dbPath = join(dir, 'shop.sqlite');
-    const db = new Database(dbPath);
-    db.exec(`CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, price REAL, code BLOB, big INTEGER);
+    database = createSpecDatabase('shop.sqlite', `CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, price REAL, code BLOB, big INTEGER);
       INSERT INTO item VALUES (1, 'pen', 2.0, x'00ff', 9007199254740993), (2, 'ink', 3.5, NULL, 2);`);
-    db.close();
+    ({ dir, dbPath } = database);
     pool = new SandboxPool({ size: 2, deadlineMs: 5_000 });
   });
   afterAll(async () => {
     await pool.close();
-    rmSync(dir, { recursive: true, force: true });
+    database.remove();
   });
 
   it('returns columns and JSON-safe rows', async () => {

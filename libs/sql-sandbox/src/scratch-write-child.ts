@@ -2,7 +2,7 @@
 // ...) against a throw-away in-memory copy of the database, as the official scripts run it on a writable file.
 import Database from 'better-sqlite3';
 import { prepareWithDqsFallback } from './dqs-fallback';
-import type { ExecutionResult } from './execution-result';
+import { resultOrRuntimeError, type ExecutionResult } from './execution-result';
 import { encodeSqlValue, type SqlValue } from './sql-value';
 import { gateSqlText } from './statement-gate';
 
@@ -54,13 +54,7 @@ function run(req: ScratchRequest): ExecutionResult {
 // One child serves every write of its parent, one at a time: forking (and compiling) a child per write cost
 // seconds each. The parent SIGKILLs it at a deadline and forks a fresh one; it exits when the parent goes away.
 process.on('message', (req: ScratchRequest) => {
-  let result: ExecutionResult;
-  try {
-    result = run(req);
-  } catch (err) {
-    result = { status: 'error', errorKind: 'runtime', message: (err as Error).message, elapsedMs: 0 };
-  }
-  process.send?.(result);
+  process.send?.(resultOrRuntimeError(() => run(req)));
 });
 process.on('disconnect', () => process.exit(0));
 process.send?.({ type: 'ready' });

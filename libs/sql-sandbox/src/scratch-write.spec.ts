@@ -1,22 +1,18 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { executeOnScratchCopy } from './scratch-write';
+import Database from 'better-sqlite3';
+import { createSpecDatabase, type SpecDatabase } from './spec-database';
 
 describe('writes on a throw-away in-memory copy, in one reused child', () => {
-  let dir: string;
   let dbPath: string;
+  let database: SpecDatabase;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-scratch-'));
-    dbPath = join(dir, 'shop.sqlite');
-    const db = new Database(dbPath);
-    db.exec("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'pen'), (2, 'ink');");
-    db.close();
+    database = createSpecDatabase('shop.sqlite', "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'pen'), (2, 'ink');");
+    ({ dbPath } = database);
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => database.remove());
 
   const rows = () => {
     const db = new Database(dbPath, { readonly: true });

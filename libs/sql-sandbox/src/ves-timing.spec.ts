@@ -1,27 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { ExecuteRequest } from './execution-result';
 import { SandboxPool } from './sandbox-pool';
+import { createSpecDatabase } from './spec-database';
 import { timeForVes } from './ves-timing';
 
 describe('timeForVes', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ves-timing-'));
-  const dbPath = join(dir, 'db.sqlite');
+  const database = createSpecDatabase('ves.sqlite', 'CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3);');
+  const { dbPath } = database;
   const pool = new SandboxPool({ size: 1, standby: false });
   const calls: ExecuteRequest[] = [];
   const recording = { execute: (req: ExecuteRequest) => (calls.push(req), pool.execute(req)) };
 
-  beforeAll(() => {
-    const db = new Database(dbPath);
-    db.exec('CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3);');
-    db.close();
-  });
   beforeEach(() => (calls.length = 0));
   afterAll(async () => {
     await pool.close();
-    rmSync(dir, { recursive: true, force: true });
+    database.remove();
   });
 
   it('times the prediction first, then the gold, each with one untimed warm-up run before `repeats` timed ones', async () => {
