@@ -120,7 +120,7 @@ type NumericKnob<Params> = { [K in keyof Params]: Params[K] extends number ? K :
 /** The knobs every LLM stage reads unless it names others: its key depends on each. */
 interface LlmKnobs { temperature: number; maxTokens: number }
 
-interface LlmSpec<Params extends CommonParams, R extends keyof Params, I extends InputSpecs, O, T extends NumericKnob<Params>, M extends NumericKnob<Params>>
+interface LlmSpec<Params extends CommonParams, R extends keyof Params, I extends InputSpecs, O, T extends NumericKnob<Params>, M extends NumericKnob<Params>, E extends keyof Params = never>
   extends StageSpec<Params, R, I> {
   template: PromptTemplate;
   /** The knob that sets the temperature (default `temperature`). */
@@ -133,12 +133,17 @@ interface LlmSpec<Params extends CommonParams, R extends keyof Params, I extends
    * The template's slot values. `inputs` is undefined when the planner estimates the prompt before the run, so an
    * estimate is the prompt without what the inputs add: say so where that is not an upper bound.
    */
-  render(ctx: TypedEstimateContext<Pick<Params, R | T | M | keyof CommonParams>>, inputs: InputsOf<I> | undefined): Record<string, string>;
+  render(ctx: TypedEstimateContext<Pick<Params, R | T | M | keyof CommonParams> & Partial<Pick<Params, E>>>, inputs: InputsOf<I> | undefined): Record<string, string>;
+  /**
+   * Parameters of stages upstream that `render` reads to estimate (`inputs` undefined), or `skipsFor` reads: the planner gives them then
+   * (`EstimateContext.params`), a run does not. Not part of this stage's key (the upstream stage's key holds them).
+   */
+  estimateReads?: readonly E[];
   /** The planner cannot estimate the prompt (the inputs make most of it). */
   notEstimable?: true;
   /** Pass through without a call (see `LlmStage.skip`). */
   skip?(ctx: TypedContext<Pick<Params, R | T | M | keyof CommonParams>, I>): StageRun<O> | undefined;
-  skipsFor?(ctx: TypedEstimateContext<Pick<Params, R | T | M | keyof CommonParams>>): boolean;
+  skipsFor?(ctx: TypedEstimateContext<Pick<Params, R | T | M | keyof CommonParams> & Partial<Pick<Params, E>>>): boolean;
   parse(response: LlmResponse, ctx: TypedContext<Pick<Params, R | T | M | keyof CommonParams>, I>): O;
 }
 
@@ -169,7 +174,8 @@ export function stagesReading<Params extends CommonParams>() {
       O = unknown,
       const T extends NumericKnob<Params> & string = 'temperature' & NumericKnob<Params>,
       const M extends NumericKnob<Params> & string = 'maxTokens' & NumericKnob<Params>,
-    >(spec: LlmSpec<Params, R, I, O, T, M>): StageDefinition<Pick<Params, R | T | M | keyof CommonParams>, O, I> & { readonly implementation: LlmStage } {
+      const E extends keyof Params & string = never,
+    >(spec: LlmSpec<Params, R, I, O, T, M, E>): StageDefinition<Pick<Params, R | T | M | keyof CommonParams>, O, I> & { readonly implementation: LlmStage } {
       const inputs = (spec.inputs ?? {}) as I;
       const temperatureKnob = spec.temperatureKnob ?? 'temperature';
       const maxTokens = spec.maxTokens ?? 'maxTokens';

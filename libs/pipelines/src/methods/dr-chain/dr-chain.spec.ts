@@ -4,8 +4,11 @@ import { loadDataset, type Dataset, type DatabaseSchema } from '@sqlsweep/datase
 import type { LlmResponse } from '@sqlsweep/llm';
 import { ensureBundledEncoderForTests, openEncoder, type Encoder } from '@sqlsweep/retrieval';
 import { SandboxPool } from '@sqlsweep/sql-sandbox';
-import type { ComputeStage, LlmStage, RetrievalServices, StageContext, StageItem } from '../../stage-context';
-import { drChainGraph, drChainMethod, drChainStageNames as names } from './index';
+import type { RetrievalServices, StageContext, StageItem } from '../../stage-context';
+import {
+  drChainPipeline, explainStage, feedbackStage, finalStage, generateStage, retrieveStage, reviseStage, simplifyStage, skeletonsStage,
+  trainSimplifyStage, trainSkeletonsStage,
+} from './index';
 import type { Feedback, Retrieved, RevisionState, TrainSkeletons } from './stages';
 
 const repoRoot = join(__dirname, '..', '..', '..', '..', '..');
@@ -14,9 +17,8 @@ function variant(grid: string) {
   const config = parseSweepConfig(`name: t\ndataset: minibench\nmodels: [sim-strong]\npipelines:\n  - pipeline: dr-chain\n    grid: ${grid}\n`, 'test.yaml');
   return expandVariants(config)[0]!;
 }
+const drChainGraph = (v: ReturnType<typeof variant>) => drChainPipeline.graph(v);
 const stagesOf = (grid: string) => drChainGraph(variant(grid)).map((n) => `${n.stage}(${Object.values(n.inputs).join(',')})`);
-const llm = (name: string) => drChainMethod.stages[name] as LlmStage;
-const compute = (name: string) => drChainMethod.stages[name] as ComputeStage;
 const response = (output: string) => ({ output }) as LlmResponse;
 
 describe('dr-chain graph', () => {
@@ -40,7 +42,7 @@ describe('dr-chain graph', () => {
     ]);
     const graph = drChainGraph(variant('{}'));
     expect(graph.filter((n) => n.stage.startsWith('dr-chain.revise.'))).toHaveLength(3);
-    expect(graph.filter((n) => n.scope === 'train-items').map((n) => n.stage)).toEqual([names.trainSimplify, names.trainSkeletons]);
+    expect(graph.filter((n) => n.scope === 'train-items').map((n) => n.stage)).toEqual([trainSimplifyStage.name, trainSkeletonsStage.name]);
   });
 
   it('drops the simplification stages (online and offline) and the revision chain for the ablations', () => {
@@ -109,42 +111,42 @@ describe('dr-chain on minibench (prompts, parsing, feedback, retrieval)', () => 
   });
 
   it.each([
-    [names.simplify, {}],
-    [names.generate, { retrieve: demonstrations }],
-    [names.explain(1), { feedback: feedback() }],
-    [names.revise(1), { feedback: feedback(), explanation: { explanation: 'It returns the highest airport.' }, retrieve: demonstrations }],
-  ])('renders the %s prompt (snapshot), the target question last', (stage, inputs) => {
-    const call = llm(stage).prompt(ctx(inputs));
+    [simplifyStage.name, simplifyStage, {}],
+    [generateStage.name, generateStage, { retrieve: demonstrations }],
+    [explainStage(1).name, explainStage(1), { feedback: feedback() }],
+    [reviseStage(1).name, reviseStage(1), { feedback: feedback(), explanation: { explanation: 'It returns the highest airport.' }, retrieve: demonstrations }],
+  ])('renders the %s prompt (snapshot), the target question last', (_name, { implementation: stage }, inputs) => {
+    const call = stage.prompt(ctx(inputs));
     expect(call.messages).toMatchSnapshot();
     const text = call.messages.map((m) => m.content).join('\n');
     const questionLines = text.split('\n').filter((l) => /^Question: /.test(l));
     expect(questionLines[questionLines.length - 1]).toBe(`Question: ${item.question}`);
-    expect(call.temperature).toBe(stage === names.simplify ? 1 : 0.5);
-    expect(llm(stage).estimate!(ctx(inputs)).messages.length).toBe(call.messages.length);
+    expect(call.temperature).toBe(_name === simplifyStage.name ? 1 : 0.5);
+    expect(stage.estimate!(ctx(inputs)).messages.length).toBe(call.messages.length);
   });
 
   it('parses a simplified question forgivingly and records an empty answer as a parse error', () => {
-    const parse = (s: string) => llm(names.simplify).parse(response(s), ctx({}));
+    const parse = (s: string) => simplifyStage.implementation.parse(response(s), ctx({}));
     expect(parse('Simplified question: "Which airport is the highest?"\nI replaced the words.')).toEqual({ simplified: 'Which airport is the highest?' });
     expect(parse('1. What is the highest airport?')).toEqual({ simplified: 'What is the highest airport?' });
     expect(parse('  \n')).toEqual({ simplified: null, parseError: 'no simplified question in the answer' });
   });
 
   it('parses the revision, keeping the previous query when the answer holds none', () => {
-    const parse = (s: string) => llm(names.revise(1)).parse(response(s), ctx({ feedback: feedback({ revisions: 1 }) }));
+    const parse = (s: string) => reviseStage(1).implementation.parse(response(s), ctx({ feedback: feedback({ revisions: 1 }) }));
     expect(parse('```sql\nSELECT 1;\n```')).toEqual({ sql: 'SELECT 1', revisions: 2 });
     expect(parse('I cannot fix it.')).toMatchObject({ sql: feedback().sql, revisions: 2, parseError: expect.stringContaining('kept the previous query') });
   });
 
   it('skips explanation and revision once the chain stopped, passing the query through', () => {
     const stopped = feedback({ stopped: true, revisions: 1 });
-    expect(llm(names.explain(2)).skip!(ctx({ feedback: stopped }))?.output).toEqual({ explanation: null, skipped: true });
-    expect(llm(names.revise(2)).skip!(ctx({ feedback: stopped }))?.output).toEqual({ sql: stopped.sql, revisions: 1, stopped: true });
-    expect(llm(names.revise(1)).skip!(ctx({ feedback: feedback() }))).toBeUndefined();
+    expect(explainStage(2).implementation.skip!(ctx({ feedback: stopped }))?.output).toEqual({ explanation: null, skipped: true });
+    expect(reviseStage(2).implementation.skip!(ctx({ feedback: stopped }))?.output).toEqual({ sql: stopped.sql, revisions: 1, stopped: true });
+    expect(reviseStage(1).implementation.skip!(ctx({ feedback: feedback() }))).toBeUndefined();
   });
 
   it('feeds back the execution error and related contents, and stops on a repeated result', async () => {
-    const run = async (i: number, inputs: Record<string, unknown>) => (await compute(names.feedback(i)).run(ctx(inputs))).output as Feedback;
+    const run = async (i: number, inputs: Record<string, unknown>) => (await feedbackStage(i).implementation.run(ctx(inputs))).output as Feedback;
     const broken: RevisionState = { sql: 'SELECT nme FROM airports', revisions: 0 };
     const first = await run(1, { current: broken });
     expect(first).toMatchObject({ stopped: false, execution: expect.stringContaining('no such column: nme') });
@@ -160,7 +162,7 @@ describe('dr-chain on minibench (prompts, parsing, feedback, retrieval)', () => 
   });
 
   it('reports the revision counts as metrics of the final stage', async () => {
-    const out = (await compute(names.final).run(ctx({ initial: { sql: 'SELECT 1', revisions: 0 }, last: { sql: 'SELECT 2', revisions: 2, stopped: true } }))).output;
+    const out = (await finalStage.implementation.run(ctx({ initial: { sql: 'SELECT 1', revisions: 0 }, last: { sql: 'SELECT 2', revisions: 2, stopped: true } }))).output;
     expect(out).toEqual({ sql: 'SELECT 2', metrics: { 'revision.count': 2, 'revision.changed': 1, 'revision.stoppedOnRepeat': 1 } });
   });
 
@@ -170,13 +172,13 @@ describe('dr-chain on minibench (prompts, parsing, feedback, retrieval)', () => 
     for (const t of train) {
       const tSchema = dataset.databases.find((d) => d.dbId === t.dbId)!;
       const tItem = { itemId: t.id, dbId: t.dbId, question: t.question, evidence: t.evidence ?? null, goldSql: t.goldSql };
-      const out = (await compute(names.trainSkeletons).run(ctx({ simplified: { simplified: `${t.question} (simply)` } }, { item: tItem, schema: tSchema }))).output as TrainSkeletons;
+      const out = (await trainSkeletonsStage.implementation.run(ctx({ simplified: { simplified: `${t.question} (simply)` } }, { item: tItem, schema: tSchema }))).output as TrainSkeletons;
       expect(out.entries.map((e) => e.variant)).toEqual(['original', 'simplified']);
       inputs[`repository/${t.id}`] = out;
     }
-    const skeletons = (await compute(names.skeletons).run(ctx({ simplified: { simplified: 'Which airport is the highest?' } }))).output;
+    const skeletons = (await skeletonsStage.implementation.run(ctx({ simplified: { simplified: 'Which airport is the highest?' } }))).output;
     expect(skeletons).toMatchObject({ original: expect.stringContaining('highest'), simplifiedQuestion: 'Which airport is the highest?' });
-    const retrieved = (await compute(names.retrieve).run(ctx({ ...inputs, skeletons }, { params: { ...params, k1: 3, k2: 2 } }))).output as Retrieved;
+    const retrieved = (await retrieveStage.implementation.run(ctx({ ...inputs, skeletons }, { params: { ...params, k1: 3, k2: 2 } }))).output as Retrieved;
     expect(retrieved.demonstrations.map((d) => d.via)).toEqual(['original', 'original', 'original', 'simplified', 'simplified']);
     expect(new Set(retrieved.demonstrations.map((d) => d.itemId)).size).toBe(5);
     const scores = retrieved.demonstrations.slice(0, 3).map((d) => d.score);
@@ -185,7 +187,7 @@ describe('dr-chain on minibench (prompts, parsing, feedback, retrieval)', () => 
     expect(retrieved.metrics['retrieve.skeletonMatchShare']).toBeGreaterThanOrEqual(0);
     expect(retrieved.metrics['retrieve.skeletonMatchAny']).toBe(retrieved.metrics['retrieve.skeletonMatchShare']! > 0 ? 1 : 0);
 
-    const plain = (await compute(names.retrieve).run(ctx({ ...inputs, skeletons: { ...skeletons as object, simplified: null } }, { params: { ...params, k1: 3, k2: 2 } }))).output as Retrieved;
+    const plain = (await retrieveStage.implementation.run(ctx({ ...inputs, skeletons: { ...skeletons as object, simplified: null } }, { params: { ...params, k1: 3, k2: 2 } }))).output as Retrieved;
     expect(plain.demonstrations.map((d) => d.via)).toEqual(Array(5).fill('original'));
   });
 });

@@ -3,8 +3,9 @@ import { renderSchemaDdl } from '@sqlsweep/datasets';
 import { sqlValueKey, type ExecutionResult } from '@sqlsweep/sql-sandbox';
 import { parseSqlAnswer } from '../../parse-sql';
 import { sqlSkeleton } from '../../sql/skeleton';
-import { trainInputs, type ComputeStage, type EstimateContext, type LlmCall, type LlmStage, type StageContext } from '../../stage-context';
-import { evidenceLine, templateCall } from '../../llm-call';
+import { from, optionalSlot, slot, stagesOf, trainItemsOf } from '../../define-stage';
+import { evidenceLine } from '../../llm-call';
+import type { EstimateContext } from '../../stage-context';
 import type { GeneratedSql } from '../../stages/common';
 import { pooledIndexFor, questionSkeleton, type PooledDocument } from '../../similarity';
 import { parseExplanation, parseSimplifiedQuestion, type Explanation, type Simplified } from './parse';
@@ -30,45 +31,47 @@ export interface Feedback extends RevisionState {
   contents: string;
 }
 
-const num = (ctx: Pick<EstimateContext, 'params'>, name: string) => Number(ctx.params[name]);
+/** Revision steps with stage definitions; the grid caps maxRevisions at this. */
+export const DR_CHAIN_MAX_REVISIONS = 8;
+
+const dr = stagesOf('dr-chain');
 
 // ---- simplification (offline per training item, online per item): same prompt, temperature 1.0 by default
 
-function simplifyPrompt(ctx: EstimateContext): LlmCall {
-  // The simplification stage has no length knob: a simplified question is short.
-  return { ...templateCall(ctx, templates.simplify, { question: ctx.item.question }, 30, num(ctx, 'simplifyTemperature')), maxTokens: 256 };
+function simplification(name: string, scope: 'item' | 'train-items') {
+  return dr.llm({
+    name, version: 1, scope, template: templates.simplify, temperatureKnob: 'simplifyTemperature',
+    // The simplification stage has no length knob: a simplified question is short.
+    maxTokens: { fixed: 256 }, expectedOutputTokens: 30,
+    render: (ctx) => ({ question: ctx.item.question }),
+    parse: (response): Simplified => parseSimplifiedQuestion(response.output),
+  });
 }
 
-export const simplifyStage: LlmStage = {
-  kind: 'llm',
-  prompt: simplifyPrompt,
-  estimate: simplifyPrompt,
-  parse: (response): Simplified => parseSimplifiedQuestion(response.output),
-};
+/** Simplifies every training item's question, for the skeleton repository. */
+export const trainSimplifyStage = simplification('dr-chain.train-simplify', 'train-items');
+export const simplifyStage = simplification('dr-chain.simplify', 'item');
 
 // ---- skeletons
 
-function simplifiedOf(ctx: StageContext): string | null {
-  const s = ctx.inputs.simplified as Simplified | undefined;
-  return s?.simplified ?? null;
-}
-
-export const trainSkeletonsStage: ComputeStage = {
-  kind: 'compute',
+export const trainSkeletonsStage = dr.compute({
+  name: 'dr-chain.train-skeletons', role: 'retrieval', version: 1, scope: 'train-items',
+  inputs: { simplified: optionalSlot<Simplified>() },
   run: async (ctx) => {
     const base = { itemId: ctx.item.itemId, dbId: ctx.item.dbId, question: ctx.item.question, sql: ctx.item.goldSql };
     const entries: RepositoryEntry[] = [{ ...base, variant: 'original', skeleton: questionSkeleton(ctx.item.question, ctx.schema) }];
-    const simplified = simplifiedOf(ctx);
+    const simplified = ctx.inputs.simplified?.simplified ?? null;
     if (simplified) entries.push({ ...base, variant: 'simplified', skeleton: questionSkeleton(simplified, ctx.schema) });
     const output: TrainSkeletons = { entries };
     return { output };
   },
-};
+});
 
-export const skeletonsStage: ComputeStage = {
-  kind: 'compute',
+export const skeletonsStage = dr.compute({
+  name: 'dr-chain.skeletons', role: 'retrieval', version: 1,
+  inputs: { simplified: optionalSlot<Simplified>() },
   run: async (ctx) => {
-    const simplified = simplifiedOf(ctx);
+    const simplified = ctx.inputs.simplified?.simplified ?? null;
     const output: ItemSkeletons = {
       original: questionSkeleton(ctx.item.question, ctx.schema),
       simplified: simplified === null ? null : questionSkeleton(simplified, ctx.schema),
@@ -76,16 +79,17 @@ export const skeletonsStage: ComputeStage = {
     };
     return { output };
   },
-};
+});
 
 // ---- retrieval: k1 distinct training items by S_o, then k2 more by S_r (by S_o again without simplification)
 
-export const retrieveStage: ComputeStage = {
-  kind: 'compute',
+export const retrieveStage = dr.compute({
+  name: 'dr-chain.retrieve', role: 'retrieval', version: 2, reads: ['k1', 'k2'],
+  inputs: { skeletons: from(skeletonsStage), repository: trainItemsOf(trainSkeletonsStage) },
   run: async (ctx) => {
-    const skeletons = ctx.inputs.skeletons as ItemSkeletons;
+    const { skeletons, repository } = ctx.inputs;
     const docs: PooledDocument<RepositoryEntry>[] = [];
-    for (const [trainId, out] of [...trainInputs<TrainSkeletons>(ctx, 'repository')].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const [trainId, out] of [...repository].sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (trainId === ctx.item.itemId) continue;
       for (const entry of out.entries) docs.push({ id: `${entry.variant}:${trainId}`, text: entry.skeleton, payload: entry });
     }
@@ -102,8 +106,7 @@ export const retrieveStage: ComputeStage = {
         added++;
       }
     };
-    const k1 = num(ctx, 'k1');
-    const k2 = num(ctx, 'k2');
+    const { k1, k2 } = ctx.params;
     if (skeletons.simplified !== null) {
       await take(skeletons.original, k1, 'original');
       await take(skeletons.simplified, k2, 'simplified');
@@ -126,25 +129,20 @@ export const retrieveStage: ComputeStage = {
     };
     return { output };
   },
-};
+});
 
 export function renderDemonstrations(demonstrations: ReadonlyArray<Pick<Demonstration, 'question' | 'sql'>>): string {
   if (!demonstrations.length) return '(none)';
   return demonstrations.map((d) => `Question: ${d.question}\nSQL: ${d.sql}`).join('\n\n');
 }
 
-/** Before a run the demonstrations are unknown: the planner assumes k1 + k2 examples the size of the item's own. */
-function standInDemonstrations(ctx: EstimateContext): string {
-  const k = num(ctx, 'k1') + num(ctx, 'k2');
+/**
+ * Before a run the demonstrations are unknown: the planner assumes k1 + k2 examples the size of the item's own
+ * (k1 and k2 are `dr-chain.retrieve`'s, upstream: the planner gives them to the estimate).
+ */
+function standInDemonstrations(ctx: Pick<EstimateContext, 'item'> & { params: { k1?: number; k2?: number } }): string {
+  const k = (ctx.params.k1 ?? 0) + (ctx.params.k2 ?? 0);
   return renderDemonstrations(Array.from({ length: k }, () => ({ question: ctx.item.question, sql: ctx.item.goldSql })));
-}
-
-// ---- generation (temperature 0.5)
-
-function generatePrompt(ctx: EstimateContext, demonstrations: string): LlmCall {
-  return templateCall(ctx, templates.generate, {
-    schema: renderSchemaDdl(ctx.schema), demonstrations, evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
-  }, 60);
 }
 
 function parseSql(raw: string): GeneratedSql {
@@ -152,12 +150,17 @@ function parseSql(raw: string): GeneratedSql {
   return parsed.ok ? { sql: parsed.sql } : { sql: null, parseError: parsed.error };
 }
 
-export const generateStage: LlmStage = {
-  kind: 'llm',
-  prompt: (ctx) => generatePrompt(ctx, renderDemonstrations((ctx.inputs.retrieve as Retrieved).demonstrations)),
-  estimate: (ctx) => generatePrompt(ctx, standInDemonstrations(ctx)),
+// ---- generation (temperature 0.5)
+
+export const generateStage = dr.llm({
+  name: 'dr-chain.generate', version: 1, template: templates.generate, expectedOutputTokens: 60,
+  inputs: { retrieve: from(retrieveStage) }, estimateReads: ['k1', 'k2'],
+  render: (ctx, inputs) => ({
+    schema: renderSchemaDdl(ctx.schema), demonstrations: inputs ? renderDemonstrations(inputs.retrieve.demonstrations) : standInDemonstrations(ctx),
+    evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
+  }),
   parse: (response): RevisionState => ({ ...parseSql(response.output), revisions: 0 }),
-};
+});
 
 // ---- revision chain step i: feedback (compute), explanation (LLM), revision (LLM)
 
@@ -180,12 +183,13 @@ export function describeExecution(state: GeneratedSql, result: ExecutionResult |
   return `the query ran and returned ${result.rows.length}${result.truncated ? '+' : ''} rows (columns: ${result.columns.join(', ')}); first rows: ${shown.join(' ')}`;
 }
 
-export function feedbackStage(iteration: number): ComputeStage {
-  return {
-    kind: 'compute',
+/** Step i's feedback: runs the current query, stops the chain on a repeated result, else gathers related contents. */
+function feedbackDefinition(iteration: number) {
+  return dr.compute({
+    name: `dr-chain.feedback.${iteration}`, role: 'sql', version: 1, reads: ['contentValues'],
+    inputs: { current: slot<RevisionState>(), earlier: optionalSlot<Feedback>() },
     run: async (ctx) => {
-      const current = ctx.inputs.current as RevisionState;
-      const earlier = ctx.inputs.earlier as Feedback | undefined;
+      const { current, earlier } = ctx.inputs;
       const carried = { sql: current.sql, ...(current.parseError ? { parseError: current.parseError } : {}), revisions: current.revisions };
       if (current.stopped || earlier?.stopped) {
         const output: Feedback = { ...carried, iteration, stopped: true, stopReason: 'the chain stopped earlier', execution: '', resultKey: earlier?.resultKey ?? '', contents: '' };
@@ -202,79 +206,95 @@ export function feedbackStage(iteration: number): ComputeStage {
         return { output };
       }
       const contents = await relatedContents(current.sql, ctx.item.question, ctx.schema, {
-        sandbox: ctx.services.sandbox, dbPath: ctx.dbPath, deadlineMs: ctx.services.sqlDeadlineMs, valuesPerColumn: num(ctx, 'contentValues'),
+        sandbox: ctx.services.sandbox, dbPath: ctx.dbPath, deadlineMs: ctx.services.sqlDeadlineMs, valuesPerColumn: ctx.params.contentValues,
       });
       const output: Feedback = { ...carried, iteration, stopped: false, execution: describeExecution(current, result), resultKey: key, contents: contents.text };
       return { output };
     },
-  };
+  });
 }
 
-function explainPrompt(ctx: EstimateContext, sql: string): LlmCall {
-  return templateCall(ctx, templates.explain, {
-    schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question, sql,
-  }, 80);
+type FeedbackStage = ReturnType<typeof feedbackDefinition>;
+
+function explainDefinition(iteration: number, feedback: FeedbackStage) {
+  return dr.llm({
+    name: `dr-chain.explain.${iteration}`, version: 1, template: templates.explain, expectedOutputTokens: 80,
+    inputs: { feedback: from(feedback) },
+    skip: (ctx) => {
+      const fb = ctx.inputs.feedback;
+      if (fb.stopped || fb.sql === null) {
+        const output: Explanation = { explanation: null, skipped: true };
+        return { output };
+      }
+      return undefined;
+    },
+    // Estimated with the gold query as the one to explain.
+    render: (ctx, inputs) => ({
+      schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
+      sql: inputs ? inputs.feedback.sql ?? '' : ctx.item.goldSql,
+    }),
+    parse: (response) => parseExplanation(response.output),
+  });
 }
 
-export const explainStage: LlmStage = {
-  kind: 'llm',
-  skip: (ctx) => {
-    const fb = ctx.inputs.feedback as Feedback;
-    if (fb.stopped || fb.sql === null) {
-      const output: Explanation = { explanation: null, skipped: true };
+function reviseDefinition(iteration: number, feedback: FeedbackStage, explain: ReturnType<typeof explainDefinition>) {
+  return dr.llm({
+    name: `dr-chain.revise.${iteration}`, version: 1, template: templates.revise, expectedOutputTokens: 60,
+    inputs: { feedback: from(feedback), explanation: from(explain), retrieve: from(retrieveStage) }, estimateReads: ['k1', 'k2'],
+    skip: (ctx) => {
+      const fb = ctx.inputs.feedback;
+      if (!fb.stopped) return undefined;
+      const output: RevisionState = { sql: fb.sql, ...(fb.parseError ? { parseError: fb.parseError } : {}), revisions: fb.revisions, stopped: true };
       return { output };
-    }
-    return undefined;
-  },
-  prompt: (ctx) => explainPrompt(ctx, (ctx.inputs.feedback as Feedback).sql ?? ''),
-  estimate: (ctx) => explainPrompt(ctx, ctx.item.goldSql),
-  parse: (response) => parseExplanation(response.output),
-};
-
-function revisePrompt(ctx: EstimateContext, values: { demonstrations: string; sql: string; execution: string; explanation: string; contents: string }): LlmCall {
-  return templateCall(ctx, templates.revise, {
-    schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question, ...values,
-  }, 60);
+    },
+    render: (ctx, inputs) => ({
+      schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
+      ...(inputs ? {
+        demonstrations: renderDemonstrations(inputs.retrieve.demonstrations),
+        sql: inputs.feedback.sql ?? '-- (no query)',
+        execution: inputs.feedback.execution,
+        explanation: inputs.explanation.explanation ?? `(none: ${inputs.explanation.parseError ?? 'there was no query to explain'})`,
+        contents: inputs.feedback.contents,
+      } : {
+        // Stand-ins of about the size of the real values.
+        demonstrations: standInDemonstrations(ctx), sql: ctx.item.goldSql, execution: 'the query ran and returned 1 rows', explanation: ctx.item.question, contents: ctx.item.goldSql,
+      }),
+    }),
+    parse: (response, ctx): RevisionState => {
+      const fb = ctx.inputs.feedback;
+      const parsed = parseSql(response.output);
+      if (parsed.sql !== null) return { sql: parsed.sql, revisions: fb.revisions + 1 };
+      // An answer without SQL keeps the previous query: revision must not lose a prediction it had.
+      return { sql: fb.sql, parseError: `revision ${fb.iteration} held no SQL (${parsed.parseError}); kept the previous query`, revisions: fb.revisions + 1 };
+    },
+  });
 }
 
-export const reviseStage: LlmStage = {
-  kind: 'llm',
-  skip: (ctx) => {
-    const fb = ctx.inputs.feedback as Feedback;
-    if (!fb.stopped) return undefined;
-    const output: RevisionState = { sql: fb.sql, ...(fb.parseError ? { parseError: fb.parseError } : {}), revisions: fb.revisions, stopped: true };
-    return { output };
-  },
-  prompt: (ctx) => {
-    const fb = ctx.inputs.feedback as Feedback;
-    const ex = ctx.inputs.explanation as Explanation;
-    return revisePrompt(ctx, {
-      demonstrations: renderDemonstrations((ctx.inputs.retrieve as Retrieved).demonstrations),
-      sql: fb.sql ?? '-- (no query)',
-      execution: fb.execution,
-      explanation: ex.explanation ?? `(none: ${ex.parseError ?? 'there was no query to explain'})`,
-      contents: fb.contents,
-    });
-  },
-  estimate: (ctx) => revisePrompt(ctx, {
-    demonstrations: standInDemonstrations(ctx), sql: ctx.item.goldSql, execution: 'the query ran and returned 1 rows', explanation: ctx.item.question, contents: ctx.item.goldSql,
-  }),
-  parse: (response, ctx): RevisionState => {
-    const fb = ctx.inputs.feedback as Feedback;
-    const parsed = parseSql(response.output);
-    if (parsed.sql !== null) return { sql: parsed.sql, revisions: fb.revisions + 1 };
-    // An answer without SQL keeps the previous query: revision must not lose a prediction it had.
-    return { sql: fb.sql, parseError: `revision ${fb.iteration} held no SQL (${parsed.parseError}); kept the previous query`, revisions: fb.revisions + 1 };
-  },
-};
+/** The revision chain unrolled to its most steps, built once so that graphs and the registry share each definition. */
+const revisionSteps = Array.from({ length: DR_CHAIN_MAX_REVISIONS }, (_, k) => {
+  const feedback = feedbackDefinition(k + 1);
+  const explain = explainDefinition(k + 1, feedback);
+  return { feedback, explain, revise: reviseDefinition(k + 1, feedback, explain) };
+});
+
+function step(iteration: number) {
+  const found = revisionSteps[iteration - 1];
+  if (!found) throw new Error(`dr-chain: revision step ${iteration} does not exist (steps 1 to ${DR_CHAIN_MAX_REVISIONS})`);
+  return found;
+}
+/** Revision step i (1-based): feedback (compute), explanation (LLM), revision (LLM). */
+export const feedbackStage = (iteration: number) => step(iteration).feedback;
+export const explainStage = (iteration: number) => step(iteration).explain;
+export const reviseStage = (iteration: number) => step(iteration).revise;
+export const revisionStages = revisionSteps.flatMap((s) => [s.feedback, s.explain, s.revise]);
 
 // ---- the prediction, with the revision counts as stage metrics
 
-export const finalStage: ComputeStage = {
-  kind: 'compute',
+export const finalStage = dr.compute({
+  name: 'dr-chain.final', role: 'sql', version: 1,
+  inputs: { initial: from(generateStage), last: slot<RevisionState>() },
   run: async (ctx) => {
-    const initial = ctx.inputs.initial as RevisionState;
-    const last = ctx.inputs.last as RevisionState;
+    const { initial, last } = ctx.inputs;
     const output: GeneratedSql & { metrics: Record<string, number> } = {
       sql: last.sql,
       ...(last.sql === null && last.parseError ? { parseError: last.parseError } : {}),
@@ -286,4 +306,4 @@ export const finalStage: ComputeStage = {
     };
     return { output };
   },
-};
+});

@@ -7,10 +7,10 @@ import { loadDataset, type DatabaseSchema } from '@sqlsweep/datasets';
 import type { LlmResponse } from '@sqlsweep/llm';
 import { buildIndex, ensureBundledEncoderForTests, openEncoder, openIndex, type Encoder } from '@sqlsweep/retrieval';
 import { fileKnobsRead } from '../../file-knobs';
-import type { LlmStage, RetrievalServices, StageContext, StageItem } from '../../stage-context';
+import type { RetrievalServices, StageContext, StageItem } from '../../stage-context';
 import { VariantKeyer } from '../../stage-keys';
-import { r3Method, r3Pipeline, type LinkedTables, type SubQuestions } from './r3';
-import type { RagContext } from './rag-context';
+import { r3Decompose, r3Generate, r3GenerateDirect, r3Link, r3Pipeline, type LinkedTables, type SubQuestions } from './r3';
+import { r3RagStage, type RagContext } from './rag-context';
 
 const repoRoot = join(__dirname, '..', '..', '..', '..', '..');
 
@@ -77,14 +77,15 @@ describe('r3 prompts and parsing on minibench dev item 0', () => {
   const rag: RagContext = { chunks: [{ id: 'minibench.txt#3', text: 'In airports, the column elevation_ft is the elevation above sea level in feet.', score: 9 }], corpusSha256: 'x', metrics: {} };
   const link: LinkedTables = { tables: ['airports'], fallback: false, mapped: [], dropped: [], metrics: {} };
   const decomposition: SubQuestions = { subQuestions: ['Find the elevation of every airport.', 'Take the airport with the highest elevation.'], metrics: {} };
-  const llm = (name: string) => r3Method.stages[name] as LlmStage;
+  const llmStages = { 'r3.link': r3Link, 'r3.decompose': r3Decompose, 'r3.generate': r3Generate, 'r3.generate-direct': r3GenerateDirect };
+  const llm = (name: keyof typeof llmStages) => llmStages[name].implementation;
 
   it.each([
     ['r3.link', { rag }],
     ['r3.decompose', { rag, link }],
     ['r3.generate', { link, decomposition }],
     ['r3.generate-direct', { link, rag }],
-  ])('renders %s', (stage, inputs) => {
+  ] as const)('renders %s', (stage, inputs) => {
     const call = llm(stage).prompt(ctx(inputs));
     expect(call).toMatchObject({ model: 'sim-strong', temperature: 0, maxTokens: 512, sampleIndex: 0 });
     expect(call.messages).toMatchSnapshot();
@@ -127,7 +128,7 @@ describe('r3 prompts and parsing on minibench dev item 0', () => {
   });
 
   it('estimates every LLM stage before its inputs exist', () => {
-    for (const stage of ['r3.link', 'r3.decompose', 'r3.generate', 'r3.generate-direct']) {
+    for (const stage of ['r3.link', 'r3.decompose', 'r3.generate', 'r3.generate-direct'] as const) {
       const call = llm(stage).estimate!({ item, schema, params });
       expect(call.messages.at(-1)!.content).toContain(item.question);
     }
@@ -154,9 +155,7 @@ describe('r3.rag on the shipped minibench corpus with the bundled encoder', () =
     process.chdir(repoRoot);
     try {
       const ctx = { item: { itemId: 'dev-x', dbId: 'flights', question, evidence: null, goldSql: '' }, params, inputs: {}, services: { retrieval } } as unknown as StageContext;
-      const stage = r3Method.stages['r3.rag'];
-      if (stage.kind !== 'compute') throw new Error('r3.rag is a compute stage');
-      return (await stage.run(ctx)).output as RagContext;
+      return (await r3RagStage.implementation.run(ctx)).output as RagContext;
     } finally {
       process.chdir(cwd);
     }

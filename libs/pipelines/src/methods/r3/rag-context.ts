@@ -1,11 +1,14 @@
 import { basename } from 'node:path';
 import { DOCUMENT_BUILDER_VERSION, ragChunkDocuments, type Encoder, type RetrievalDocument } from '@sqlsweep/retrieval';
+import { stagesReading, type ParamsOf } from '../../define-stage';
 import { readKeyedFile } from '../../file-knobs';
 import type { FileKnob } from '../../pipeline';
-import type { ComputeStage, StageContext } from '../../stage-context';
 
 /** The corpus is a path knob; the planner hashes the file into `ragCorpusSha256`, which `r3.rag` reads. */
-export const ragCorpusKnob: FileKnob = { knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus' };
+export const ragCorpusKnob = { knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus' } as const satisfies FileKnob;
+
+/** The derived parameter the planner adds to R3's knobs: the SHA-256 of the RAG corpus file. */
+export type RagCorpusHash = { [K in typeof ragCorpusKnob.sha256Param]: string };
 
 export interface RagChunk { id: string; text: string; score: number }
 
@@ -24,8 +27,8 @@ const chunked = new Map<string, ChunkedCorpus>();
  * Reads the corpus the stage was keyed on, and chunks it once per (file content, file name, chunk size, encoder) per
  * process: chunk ids carry the file name.
  */
-function chunkCorpus(ctx: StageContext, chunkTokens: number, encoder: Encoder): ChunkedCorpus {
-  const file = readKeyedFile('r3.rag', ragCorpusKnob, ctx.params);
+function chunkCorpus(params: Record<string, unknown>, chunkTokens: number, encoder: Encoder): ChunkedCorpus {
+  const file = readKeyedFile('r3.rag', ragCorpusKnob, params);
   const sourceId = basename(file.path);
   const cacheKey = `${file.sha256}:${sourceId}:${chunkTokens}:${encoder.fingerprint}`;
   let corpus = chunked.get(cacheKey);
@@ -48,17 +51,17 @@ export function ragTopK(budgetTokens: number, chunkTokens: number): number {
  * R3's RAG: the corpus split into chunks of `ragChunkTokens` encoder tokens, indexed once per content hash with the
  * configured late-interaction encoder (the paper used a pooled BERT embedding in FAISS), searched with the question.
  */
-export const r3RagStage: ComputeStage = {
-  kind: 'compute',
+export const r3RagStage = stagesReading<ParamsOf<'r3'> & RagCorpusHash>().compute({
+  name: 'r3.rag', role: 'retrieval', version: 1, reads: ['ragCorpus', ragCorpusKnob.sha256Param, 'ragChunkTokens', 'ragBudgetTokens'],
   run: async (ctx) => {
-    const chunkTokens = Number(ctx.params.ragChunkTokens);
+    const chunkTokens = ctx.params.ragChunkTokens;
     const encoder = await ctx.services.retrieval.encoder();
-    const corpus = chunkCorpus(ctx, chunkTokens, encoder);
+    const corpus = chunkCorpus(ctx.params, chunkTokens, encoder);
     const index = await ctx.services.retrieval.index({
       datasetVersion: `corpus:${corpus.sha256}:${chunkTokens}`, dbId: null, kind: 'rag-chunk', builderVersion: DOCUMENT_BUILDER_VERSION, documents: corpus.documents,
     });
     const [query] = await encoder.encodeQueries([ctx.item.question]);
-    const hits = await index.search(query, { topK: ragTopK(Number(ctx.params.ragBudgetTokens), chunkTokens) });
+    const hits = await index.search(query, { topK: ragTopK(ctx.params.ragBudgetTokens, chunkTokens) });
     const output: RagContext = {
       chunks: hits.map((h) => ({ id: h.id, text: h.text, score: Math.round(h.score * 1e4) / 1e4 })),
       corpusSha256: corpus.sha256,
@@ -66,7 +69,7 @@ export const r3RagStage: ComputeStage = {
     };
     return { output };
   },
-};
+});
 
 /** The "Contextual Information" section, or nothing when the stage gets no RAG context. */
 export function contextSection(rag: RagContext | undefined): string {
