@@ -1,16 +1,13 @@
 import { loadDataset } from '@sqlsweep/datasets';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openEncoder, type Encoder } from '../encoder/encoder';
 import { ensureBundledEncoderForTests } from '../testing/test-encoder';
 import { evaluateTableRetrieval, type TableRetrievalEvalReport } from './table-retrieval-eval';
 
-// The real Spider and BIRD samples shipped beside the repository (never copied into it).
+// The real Spider and BIRD samples, copied into the repository with their licence note.
 const SAMPLES = resolve(__dirname, '../../../../test/fixtures/benchmark-samples');
-const haveSamples = existsSync(SAMPLES);
-if (!haveSamples) console.warn(`skipping the Spider and BIRD sample recall floors: ${SAMPLES} is absent`);
-const itOnSamples = haveSamples ? it : it.skip;
 const THRESHOLDS = [2, 3, 4, 5, 6, 7, 8];
 
 function expectMonotone(report: TableRetrievalEvalReport): void {
@@ -32,7 +29,7 @@ describe('table-retrieval recall with the bundled encoder (floors pinned on real
     rmSync(root, { recursive: true, force: true });
   });
 
-  itOnSamples('Spider sample dev: the first table is gold for most questions, top-3 recall high', async () => {
+  it('Spider sample dev: the first table is gold for most questions, top-3 recall high', async () => {
     const dataset = await loadDataset({ format: 'spider', path: join(SAMPLES, 'spider-sample') });
     const report = await evaluateTableRetrieval({ dataset, datasetVersion: 'spider-sample', encoder, indexRoot: root, thresholds: THRESHOLDS });
     expect(report.items).toBeGreaterThan(250);
@@ -42,7 +39,7 @@ describe('table-retrieval recall with the bundled encoder (floors pinned on real
     expectMonotone(report);
   });
 
-  itOnSamples('BIRD sample dev (one 8-table database, with evidence)', async () => {
+  it('BIRD sample dev (one 8-table database, with evidence)', async () => {
     const dataset = await loadDataset({ format: 'bird', path: join(SAMPLES, 'bird-sample') });
     const report = await evaluateTableRetrieval({ dataset, datasetVersion: 'bird-sample', encoder, indexRoot: root, thresholds: THRESHOLDS, withEvidence: true });
     expect(report.items).toBe(48);
