@@ -14,9 +14,14 @@ type Supplied<Params, S> = Params extends ParamsOfStage<S> ? unknown : { readonl
 type WiringArgs<S> = Record<never, never> extends Wiring<SpecsOf<S>>
   ? [wiring?: Wiring<SpecsOf<S>>, options?: NodeOptions<S>]
   : [wiring: Wiring<SpecsOf<S>>, options?: NodeOptions<S>];
+/** The names of S's train-items inputs. */
+type TrainItemsInputs<S> = { [K in keyof SpecsOf<S>]: SpecsOf<S>[K] extends { readonly kind: 'train-items' } ? K : never }[keyof SpecsOf<S>] & string;
 interface NodeOptions<S> {
-  /** Parameters this variant's instance does not depend on (left out of its key), e.g. a seed a fixed choice ignores. */
-  without?: ReadonlyArray<keyof ParamsOfStage<S> & string>;
+  /**
+   * Parameters, or train-items inputs, this variant's instance does not depend on (left out of its key), e.g. a seed
+   * a fixed choice ignores; a train-items input left out reads as an empty map.
+   */
+  without?: ReadonlyArray<(keyof ParamsOfStage<S> & string) | TrainItemsInputs<S>>;
 }
 
 /**
@@ -29,15 +34,16 @@ export class GraphBuilder<Params> {
 
   add<S extends AnyStage>(stage: S & Supplied<Params, S>, ...[wiring, options]: WiringArgs<S>): S {
     const wired = (wiring ?? {}) as Record<string, AnyStage | readonly AnyStage[] | undefined>;
+    const without = new Set<string>(options?.without ?? []);
     const inputs: Record<string, string> = {};
     for (const [name, spec] of Object.entries(stage.inputs as InputSpecs)) {
+      if (without.has(name)) continue;
       const source = spec.source ?? wired[name];
       if (spec.kind === 'list') (source as readonly AnyStage[]).forEach((s, i) => { inputs[`${name}${i + 1}`] = s.name; });
       else if (spec.kind === 'train-items') inputs[name] = `${spec.source!.name}[*]`;
       else if (source) inputs[name] = (source as AnyStage).name;
       else if (spec.kind === 'one') throw new Error(`stage ${stage.name}: input ${name} is not wired`);
     }
-    const without = new Set<string>(options?.without ?? []);
     this.nodes.push({
       stage: stage.name, role: stage.role, version: stage.version, reads: stage.reads.filter((r) => !without.has(r)), inputs,
       ...(stage.scope === 'train-items' ? { scope: 'train-items' as const } : {}),

@@ -36,6 +36,3 @@ export const zeroShotMethod: MethodModule = {
   pipelines: { 'zero-shot': zeroShotPipeline },
   stages: [zeroShotGenerate],
 };
-
-/** TRANSITIONAL, until UCS-SQL builds its graph with definePipeline. */
-export const zeroShotGenerateNode = definePipeline('zero-shot', { graph: (g) => { g.add(zeroShotGenerate); } }).graph({ key: '', label: '', pipeline: 'zero-shot', model: '', sampleIndex: 0, params: {} })[0];

@@ -3,6 +3,7 @@ import { expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
 import { loadDataset, type DatabaseSchema } from '@sqlsweep/datasets';
 import type { LlmResponse } from '@sqlsweep/llm';
 import type { LlmStage, StageContext, StageItem } from '../../stage-context';
+import { stageImplementations } from '../../registry';
 import { baselinesMethod } from './few-shot';
 import { fixedShots, randomShots, type SelectedShots } from './shot-selection';
 
@@ -39,7 +40,7 @@ describe('few-shot baselines on minibench', () => {
   });
 
   const run = async (stage: string, params: Record<string, number>, item: StageItem, pool = train) => {
-    const impl = baselinesMethod.stages[stage];
+    const impl = stageImplementations[stage];
     if (impl.kind !== 'compute') throw new Error(`${stage} is a compute stage`);
     const ctx = { item, params, inputs: {}, services: { dataset: { trainItems: async () => pool } } } as unknown as StageContext;
     return (await impl.run(ctx)).output as SelectedShots;
@@ -57,14 +58,14 @@ describe('few-shot baselines on minibench', () => {
   it('renders the shots before the target question, in the zero-shot style', () => {
     const shots = fixedShots(train, 2, 0);
     const params = { model: 'sim-strong', temperature: 0, maxTokens: 512, sampleIndex: 0, cacheNamespace: '', shots: 2 };
-    const gen = baselinesMethod.stages['few-shot.generate'] as LlmStage;
+    const gen = stageImplementations['few-shot.generate'] as LlmStage;
     const call = gen.prompt({ item: dev[0], schema, params, inputs: { shots: { shots, metrics: {} } } } as unknown as StageContext);
     expect(call.messages).toMatchSnapshot();
     const user = call.messages[1].content;
     expect(user.lastIndexOf(dev[0].question)).toBeGreaterThan(user.indexOf(shots[1].question));
     const estimate = gen.estimate!({ item: dev[0], schema, params });
     expect(estimate.messages[1].content.split('Question: ').length - 1).toBe(3);
-    expect(gen.parse({ output: '```sql\nSELECT 1;\n```' } as LlmResponse, {} as StageContext)).toEqual({ sql: 'SELECT 1' });
+    expect(gen.parse({ output: '```sql\nSELECT 1;\n```' } as LlmResponse, { inputs: {} } as unknown as StageContext)).toEqual({ sql: 'SELECT 1' });
   });
 
   it('both pipelines end in evaluate of few-shot.generate, fed by their own selection', () => {

@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { pooledIndexFor, questionSkeleton } from '../../similarity';
 import type { StageContext, StageItem } from '../../stage-context';
+
+/** What DAIL's selection uses of a stage's context. */
+type DailContext = Pick<StageContext, 'datasetVersion' | 'item' | 'schema' | 'services'>;
 import { dailSelection, multisetJaccard, type DailChoice, type DailOptions } from './dail';
 import { dailSkeletonTokens } from './sql-skeleton';
 
@@ -22,7 +25,7 @@ const MAX_CACHED = 4;
  * The masked training pool, computed once per worker process and training set: masking and skeleton parsing cost
  * about a third of a millisecond per training question, which on BIRD's 9,428 would be seconds per target item.
  */
-function trainingPool(ctx: StageContext, train: readonly StageItem[]): Promise<PoolEntry[]> {
+function trainingPool(ctx: DailContext, train: readonly StageItem[]): Promise<PoolEntry[]> {
   const hash = createHash('sha256').update(ctx.datasetVersion);
   for (const t of train) hash.update(`\n${JSON.stringify([t.itemId, t.dbId, t.question, t.goldSql])}`);
   const key = hash.digest('hex');
@@ -36,7 +39,7 @@ function trainingPool(ctx: StageContext, train: readonly StageItem[]): Promise<P
   return pool;
 }
 
-async function buildPool(ctx: StageContext, train: readonly StageItem[]): Promise<PoolEntry[]> {
+async function buildPool(ctx: DailContext, train: readonly StageItem[]): Promise<PoolEntry[]> {
   const schemas = new Map<string, DatabaseSchema>();
   for (const dbId of new Set(train.map((t) => t.dbId))) schemas.set(dbId, await ctx.services.dataset.schema(dbId));
   return train.map((item) => ({ item, maskedQuestion: questionSkeleton(item.question, schemas.get(item.dbId)!), skeleton: dailSkeletonTokens(item.goldSql) }));
@@ -49,7 +52,7 @@ const rounded = (x: number): number => Number(x.toFixed(6));
  * questions (the target masked with its own schema), query similarity between the draft's skeleton and each
  * candidate's gold skeleton, then `dailSelection`.
  */
-export async function selectDailShots(ctx: StageContext, train: readonly StageItem[], draftSql: string | null, o: DailOptions): Promise<DailShots> {
+export async function selectDailShots(ctx: DailContext, train: readonly StageItem[], draftSql: string | null, o: DailOptions): Promise<DailShots> {
   const pool = await trainingPool(ctx, train);
   const index = await pooledIndexFor(await ctx.services.retrieval.encoder(), pool.map((e) => ({ id: e.item.itemId, text: e.maskedQuestion, payload: e })));
   const maskedQuestion = questionSkeleton(ctx.item.question, ctx.schema);

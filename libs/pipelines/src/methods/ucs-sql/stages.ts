@@ -1,10 +1,11 @@
 import type { DatabaseSchema } from '@sqlsweep/datasets';
+import { from, optionalSlot, stagesOf, trainItemsOf } from '../../define-stage';
 import { parseGeneratedSql } from '../zero-shot';
 import { parseSqlAnswer } from '../../parse-sql';
 import { linkingMetricEntries, linkingMetrics, touchedSchema } from '../../sql';
 import type { GeneratedSql } from '../../stages/common';
-import { trainInputs, type ComputeStage, type EstimateContext, type LlmCall, type LlmStage, type StageContext } from '../../stage-context';
-import { evidenceLine, templateCall } from '../../llm-call';
+import type { StageItem } from '../../stage-context';
+import { evidenceLine } from '../../llm-call';
 import { loadTemplate } from '../../template';
 import { biFilter, namesInQuestion, resolveIdentifier, termMatches } from './linking';
 import { parseChosenIds, parseFunctions, parseQuestionTerms, parseStringList, SQL_FUNCTIONS } from './parse';
@@ -52,12 +53,11 @@ export interface SkeletonOutput { skeleton: string | null; parseError?: string }
 
 // ---- helpers -------------------------------------------------------------------------------------------------
 
-const input = <T>(ctx: StageContext, name: string): T | undefined => ctx.inputs[name] as T | undefined;
+const s = stagesOf('ucs-sql');
 
 /** The pre-filtered schema: the selector's sub-database when the pre-selection stage ran, else the whole schema. */
-function preFiltered(ctx: StageContext): DatabaseSchema {
-  const pre = input<PreselectOutput>(ctx, 'preselect');
-  return pre ? subSchema(ctx.schema, pre.tables) : ctx.schema;
+function preFiltered(schema: DatabaseSchema, preselect: PreselectOutput | undefined): DatabaseSchema {
+  return preselect ? subSchema(schema, preselect.tables) : schema;
 }
 
 const quoteList = (xs: readonly string[]): string => (xs.length ? xs.map((x) => JSON.stringify(x)).join(', ') : '(none)');
@@ -71,24 +71,16 @@ function renderExamples(examples: readonly Example[], answer: (e: Example) => st
 
 // ---- pre-selection -------------------------------------------------------------------------------------------
 
-const preselectPrompt = (ctx: EstimateContext): LlmCall => templateCall(ctx, templates.preselect, {
-  schema: renderSchemaLines(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
-}, 30);
-
-/** The selector has nothing to prune in a schema at or below `preselectAboveColumns` columns. */
-const smallSchema = (ctx: EstimateContext): boolean => countColumns(ctx.schema) <= Number(ctx.params.preselectAboveColumns);
-
 /** MAC-SQL-style selector; a schema at or below `preselectAboveColumns` columns passes through without a call. */
-export const preselectStage: LlmStage = {
-  kind: 'llm',
+export const preselectStage = s.llm({
+  name: 'ucs-sql.preselect', version: 1, template: templates.preselect, reads: ['preselectAboveColumns'], expectedOutputTokens: 30,
+  render: (ctx) => ({ schema: renderSchemaLines(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question }),
   skip: (ctx) => {
-    if (!smallSchema(ctx)) return undefined;
+    if (countColumns(ctx.schema) > ctx.params.preselectAboveColumns) return undefined;
     const output: PreselectOutput = { tables: ctx.schema.tables.map((t) => t.name), pruned: false, metrics: { 'prefilter.columns': countColumns(ctx.schema) } };
     return { output };
   },
-  skipsFor: smallSchema,
-  prompt: preselectPrompt,
-  estimate: preselectPrompt,
+  skipsFor: (ctx) => countColumns(ctx.schema) <= ctx.params.preselectAboveColumns,
   parse: (response, ctx): PreselectOutput => {
     const all = ctx.schema.tables.map((t) => t.name);
     const list = parseStringList(response.output, 'table names');
@@ -100,26 +92,45 @@ export const preselectStage: LlmStage = {
     const kept = all.filter((t) => tables.includes(t));
     return { tables: kept, pruned: kept.length < all.length, metrics: { 'prefilter.columns': countColumns(subSchema(ctx.schema, kept)) } };
   },
-};
+});
 
 // ---- question stage ------------------------------------------------------------------------------------------
 
-const questionPrompt = (ctx: EstimateContext): LlmCall => templateCall(ctx, templates.question, { question: ctx.item.question }, 40);
-
-export const questionStage: LlmStage = {
-  kind: 'llm',
-  prompt: questionPrompt,
-  estimate: questionPrompt,
+/** The question stage, for the evaluated item or (SS-QE's Algorithm 1, line 5) for every training item. */
+const questionStageNamed = (name: string, scope: 'item' | 'train-items') => s.llm({
+  name, version: 1, scope, template: templates.question, expectedOutputTokens: 40,
+  render: (ctx) => ({ question: ctx.item.question }),
   parse: (response): TermsOutput => {
     const parsed = parseQuestionTerms(response.output);
     return parsed.ok ? parsed.value : { content: [], structure: [], parseError: parsed.error };
   },
-};
+});
+export const questionStage = questionStageNamed('ucs-sql.question', 'item');
+export const trainQuestionStage = questionStageNamed('ucs-sql.train-question', 'train-items');
 
 // ---- transitional stage: content pipe ------------------------------------------------------------------------
 
-function contentValues(ctx: EstimateContext, schema: DatabaseSchema, terms: readonly string[]): Record<string, string> {
-  return { schema: renderSchemaLines(schema), content_terms: quoteList(terms), evidence_line: evidenceLine(ctx.item), question: ctx.item.question };
+function contentValues(item: StageItem, schema: DatabaseSchema, terms: readonly string[]): Record<string, string> {
+  return { schema: renderSchemaLines(schema), content_terms: quoteList(terms), evidence_line: evidenceLine(item), question: item.question };
+}
+
+/** `schema` is what the prompt showed (the pre-filtered schema); the gold columns are looked up in `fullSchema`. */
+function parseContent(answer: string, item: StageItem, fullSchema: DatabaseSchema, schema: DatabaseSchema, terms: readonly string[]): ContentOutput {
+  const gold = touchedSchema(item.goldSql, fullSchema);
+  const list = parseStringList(answer, 'schema identifiers');
+  if (!list.ok) {
+    const m = linkingMetrics({ tables: schema.tables.map((t) => t.name), columns: schema.tables.flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name }))) }, gold);
+    return { identifiers: [], biFiltered: null, unknown: [], parseError: list.error, metrics: { ...linkingMetricEntries('linking', m), 'linking.columns': countColumns(schema) } };
+  }
+  const resolved = list.value.map((raw) => resolveIdentifier(raw, schema));
+  const linked = biFilter([...resolved, ...termMatches(terms, schema), ...namesInQuestion(item.question, schema)], schema);
+  const m = linkingMetrics(linked, gold);
+  return {
+    identifiers: [...linked.tables, ...linked.columns.map((c) => `${c.table}.${c.column}`)],
+    biFiltered: linked,
+    unknown: resolved.flatMap((r) => (r.kind === 'unknown' ? [r.raw] : [])),
+    metrics: { ...linkingMetricEntries('linking', m), 'linking.columns': linked.columns.length },
+  };
 }
 
 /**
@@ -127,46 +138,45 @@ function contentValues(ctx: EstimateContext, schema: DatabaseSchema, terms: read
  * exact matches in both directions and the foreign keys joining the chosen tables, giving the bi-filtered schema.
  * Metrics: the bi-filtered schema against the gold SQL's tables and columns (the paper's Table 4).
  */
-export const contentStage: LlmStage = {
-  kind: 'llm',
-  prompt: (ctx) => templateCall(ctx, templates.content, contentValues(ctx, preFiltered(ctx), input<TermsOutput>(ctx, 'terms')?.content ?? []), 40),
-  estimate: (ctx) => templateCall(ctx, templates.content, contentValues(ctx, ctx.schema, []), 40),
-  parse: (response, ctx): ContentOutput => {
-    const schema = preFiltered(ctx);
-    const gold = touchedSchema(ctx.item.goldSql, ctx.schema);
-    const list = parseStringList(response.output, 'schema identifiers');
-    if (!list.ok) {
-      const m = linkingMetrics({ tables: schema.tables.map((t) => t.name), columns: schema.tables.flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name }))) }, gold);
-      return { identifiers: [], biFiltered: null, unknown: [], parseError: list.error, metrics: { ...linkingMetricEntries('linking', m), 'linking.columns': countColumns(schema) } };
-    }
-    const resolved = list.value.map((raw) => resolveIdentifier(raw, schema));
-    const terms = input<TermsOutput>(ctx, 'terms')?.content ?? [];
-    const linked = biFilter([...resolved, ...termMatches(terms, schema), ...namesInQuestion(ctx.item.question, schema)], schema);
-    const m = linkingMetrics(linked, gold);
-    return {
-      identifiers: [...linked.tables, ...linked.columns.map((c) => `${c.table}.${c.column}`)],
-      biFiltered: linked,
-      unknown: resolved.flatMap((r) => (r.kind === 'unknown' ? [r.raw] : [])),
-      metrics: { ...linkingMetricEntries('linking', m), 'linking.columns': linked.columns.length },
-    };
-  },
-};
+export const contentStage = s.llm({
+  name: 'ucs-sql.content', version: 1, template: templates.content, expectedOutputTokens: 40,
+  inputs: { terms: from(questionStage), preselect: optionalSlot<PreselectOutput>() },
+  render: (ctx, inputs) => contentValues(ctx.item, inputs ? preFiltered(ctx.schema, inputs.preselect) : ctx.schema, inputs?.terms.content ?? []),
+  parse: (response, ctx) => parseContent(response.output, ctx.item, ctx.schema, preFiltered(ctx.schema, ctx.inputs.preselect), ctx.inputs.terms.content),
+});
+
+/** The content pipe over a training question (SS-QE's profiles), on its whole schema. */
+export const trainContentStage = s.llm({
+  name: 'ucs-sql.train-content', version: 1, scope: 'train-items', template: templates.content, expectedOutputTokens: 40,
+  inputs: { terms: from(trainQuestionStage) },
+  render: (ctx, inputs) => contentValues(ctx.item, ctx.schema, inputs?.terms.content ?? []),
+  parse: (response, ctx) => parseContent(response.output, ctx.item, ctx.schema, ctx.schema, ctx.inputs.terms.content),
+});
 
 // ---- transitional stage: structure pipe ----------------------------------------------------------------------
 
-function structureValues(ctx: EstimateContext, terms: readonly string[]): Record<string, string> {
-  return { vocabulary: SQL_FUNCTIONS.join(', '), structure_terms: quoteList(terms), evidence_line: evidenceLine(ctx.item), question: ctx.item.question };
+function structureValues(item: StageItem, terms: readonly string[]): Record<string, string> {
+  return { vocabulary: SQL_FUNCTIONS.join(', '), structure_terms: quoteList(terms), evidence_line: evidenceLine(item), question: item.question };
 }
 
-export const structureStage: LlmStage = {
-  kind: 'llm',
-  prompt: (ctx) => templateCall(ctx, templates.structure, structureValues(ctx, input<TermsOutput>(ctx, 'terms')?.structure ?? []), 30),
-  estimate: (ctx) => templateCall(ctx, templates.structure, structureValues(ctx, []), 30),
-  parse: (response): StructureOutput => {
-    const parsed = parseFunctions(response.output);
-    return parsed.ok ? parsed.value : { functions: [], unknown: [], parseError: parsed.error };
-  },
-};
+function parseStructure(answer: string): StructureOutput {
+  const parsed = parseFunctions(answer);
+  return parsed.ok ? parsed.value : { functions: [], unknown: [], parseError: parsed.error };
+}
+
+export const structureStage = s.llm({
+  name: 'ucs-sql.structure', version: 1, template: templates.structure, expectedOutputTokens: 30,
+  inputs: { terms: from(questionStage) },
+  render: (ctx, inputs) => structureValues(ctx.item, inputs?.terms.structure ?? []),
+  parse: (response) => parseStructure(response.output),
+});
+
+export const trainStructureStage = s.llm({
+  name: 'ucs-sql.train-structure', version: 1, scope: 'train-items', template: templates.structure, expectedOutputTokens: 30,
+  inputs: { terms: from(trainQuestionStage) },
+  render: (ctx, inputs) => structureValues(ctx.item, inputs?.terms.structure ?? []),
+  parse: (response) => parseStructure(response.output),
+});
 
 // ---- SS-QE few-shot selection --------------------------------------------------------------------------------
 
@@ -189,13 +199,19 @@ function dailMetrics(d: DailShots): Record<string, number> {
 /**
  * Candidate shots (compute): SS-QE's structural filter over the memoized training profiles (Algorithm 1 lines 4-13,
  * up to 2k), the first k training questions for the fixed-shot baseline, or DAIL's k (Table 5) from the zero-shot
- * draft and the masked questions.
+ * draft and the masked questions. Each selection reads only its own knobs and inputs: the graph leaves the others
+ * out of the instance (`without`), so they read as absent.
  */
-export const shotCandidatesStage: ComputeStage = {
-  kind: 'compute',
+export const shotCandidatesStage = s.compute({
+  name: 'ucs-sql.shot-candidates', role: 'retrieval', version: 1,
+  reads: ['shots', 'shotSelection', 'theta1', 'theta2', 'dailThreshold'],
+  inputs: {
+    content: optionalSlot<ContentOutput>(), structure: optionalSlot<StructureOutput>(),
+    trainContent: trainItemsOf(trainContentStage), trainStructure: trainItemsOf(trainStructureStage),
+    draft: optionalSlot<GeneratedSql>(),
+  },
   run: async (ctx) => {
-    const k = Number(ctx.params.shots);
-    const selection = String(ctx.params.shotSelection) as CandidatesOutput['selection'];
+    const { shots: k, shotSelection: selection } = ctx.params;
     const train = await ctx.services.dataset.trainItems();
     const byId = new Map(train.map((t) => [t.itemId, t]));
     let ids: string[];
@@ -204,15 +220,13 @@ export const shotCandidatesStage: ComputeStage = {
     if (selection === 'fixed') {
       ids = train.slice(0, k).map((t) => t.itemId);
     } else if (selection === 'dail') {
-      const draftSql = input<GeneratedSql>(ctx, 'draft')?.sql ?? null;
-      dail = await selectDailShots(ctx, train, draftSql, { k, threshold: Number(ctx.params.dailThreshold) });
+      dail = await selectDailShots(ctx, train, ctx.inputs.draft?.sql ?? null, { k, threshold: ctx.params.dailThreshold });
       ids = dail.choices.map((c) => c.id);
     } else {
-      const contents = trainInputs<ContentOutput>(ctx, 'trainContent');
-      const structures = trainInputs<StructureOutput>(ctx, 'trainStructure');
-      const training = datasetOrder(contents.keys()).map((id) => ({ id, ...profileOf(contents.get(id), structures.get(id)) }));
-      const target = profileOf(input<ContentOutput>(ctx, 'content'), input<StructureOutput>(ctx, 'structure'));
-      const found = ssQeCandidates(target, training, { theta1: Number(ctx.params.theta1), theta2: Number(ctx.params.theta2), k });
+      const { trainContent, trainStructure } = ctx.inputs;
+      const training = datasetOrder(trainContent.keys()).map((id) => ({ id, ...profileOf(trainContent.get(id), trainStructure.get(id)) }));
+      const target = profileOf(ctx.inputs.content, ctx.inputs.structure);
+      const found = ssQeCandidates(target, training, { theta1: ctx.params.theta1, theta2: ctx.params.theta2, k });
       ids = found.ids;
       relaxed = found.relaxed;
     }
@@ -225,14 +239,14 @@ export const shotCandidatesStage: ComputeStage = {
     const output: CandidatesOutput = { selection, k, examples, relaxed, ...(dail ? { dail } : {}), metrics };
     return { output };
   },
-};
+});
 
-function selectValues(ctx: EstimateContext, k: number, sources: ReadonlyArray<{ id: string; question: string }>): Record<string, string> {
+function selectValues(item: StageItem, k: number, sources: ReadonlyArray<{ id: string; question: string }>): Record<string, string> {
   return {
     k: String(k),
     format_example: JSON.stringify(sources.slice(0, k).map((s) => s.id)),
     source_questions: sources.map((s) => `${s.id}: ${s.question}`).join('\n'),
-    question: ctx.item.question,
+    question: item.question,
   };
 }
 
@@ -240,99 +254,99 @@ function selectValues(ctx: EstimateContext, k: number, sources: ReadonlyArray<{ 
  * SS-QE line 14: the LLM picks the k candidates closest in question phrasing; skipped when there is no choice. Fixed
  * and DAIL shots never leave one (known before the run); SS-QE leaves none when it found at most k candidates.
  */
-export const selectShotsStage: LlmStage = {
-  kind: 'llm',
+export const selectShotsStage = s.llm({
+  name: 'ucs-sql.select-shots', version: 1, template: templates.selectShots, expectedOutputTokens: 20,
+  inputs: { candidates: from(shotCandidatesStage) },
+  // The candidates stage's knobs: before the run they stand in for its output (up to 2k candidates) and its choice.
+  estimateReads: ['shots', 'shotSelection'],
   skip: (ctx) => {
-    const c = input<CandidatesOutput>(ctx, 'candidates')!;
+    const c = ctx.inputs.candidates;
     if (c.selection === 'ss-qe' && c.examples.length > c.k) return undefined;
     const output: ShotsOutput = { examples: c.examples.slice(0, c.k), chosenBy: 'all-candidates' };
     return { output };
   },
-  // shotSelection is the candidates stage's parameter, in this stage's plan-time parameters through that input.
   skipsFor: (ctx) => ctx.params.shotSelection === 'fixed' || ctx.params.shotSelection === 'dail',
-  prompt: (ctx) => {
-    const c = input<CandidatesOutput>(ctx, 'candidates')!;
-    return templateCall(ctx, templates.selectShots, selectValues(ctx, c.k, c.examples), 20);
-  },
-  estimate: (ctx) => {
-    const k = Number(ctx.params.shots);
-    const placeholders = Array.from({ length: 2 * k }, (_, i) => ({ id: `train-${i}`, question: ctx.item.question }));
-    return templateCall(ctx, templates.selectShots, selectValues(ctx, k, placeholders), 20);
+  render: (ctx, inputs) => {
+    if (inputs) return selectValues(ctx.item, inputs.candidates.k, inputs.candidates.examples);
+    const k = ctx.params.shots ?? 0;
+    return selectValues(ctx.item, k, Array.from({ length: 2 * k }, (_, i) => ({ id: `train-${i}`, question: ctx.item.question })));
   },
   parse: (response, ctx): ShotsOutput => {
-    const c = input<CandidatesOutput>(ctx, 'candidates')!;
+    const c = ctx.inputs.candidates;
     const chosen = parseChosenIds(response.output, c.examples.map((e) => e.id));
     if (!chosen.ok) return { examples: c.examples.slice(0, c.k), chosenBy: 'fallback', parseError: chosen.error };
     return { examples: chosen.value.slice(0, c.k).map((id) => c.examples.find((e) => e.id === id)!), chosenBy: 'llm' };
   },
-};
+});
 
 // ---- SQL stage -----------------------------------------------------------------------------------------------
 
+/** What the SQL stage's hints come from; each is absent when its stage is ablated (and all are, estimating). */
+interface Hints {
+  readonly preselect?: PreselectOutput;
+  readonly content?: ContentOutput;
+  readonly structure?: StructureOutput;
+  readonly terms?: TermsOutput;
+  readonly shots?: ShotsOutput;
+  readonly skeleton?: SkeletonOutput;
+}
+
 /** The structure hints the SQL stage gets: the structure pipe's functions, or the raw structure terms without it. */
-function structureHint(ctx: StageContext): string {
-  const structure = input<StructureOutput>(ctx, 'structure');
+function structureHint({ structure, terms }: Hints): string {
   if (structure) return `Candidate SQL functions: ${structure.functions.join(', ') || '(none)'}\n`;
-  const terms = input<TermsOutput>(ctx, 'terms');
   return terms ? `Structure terms: ${quoteList(terms.structure)}\n` : '';
 }
 
-function shots(ctx: StageContext): Example[] {
-  return input<ShotsOutput>(ctx, 'shots')?.examples ?? [];
-}
-
-function skeletonValues(ctx: StageContext): Record<string, string> {
+function skeletonValues(item: StageItem, hints: Hints): Record<string, string> {
   return {
-    examples: renderExamples(shots(ctx), (e) => `SQL skeleton: ${underscoreSkeleton(e.sql)}`),
-    hints: structureHint(ctx),
-    evidence_line: evidenceLine(ctx.item),
-    question: ctx.item.question,
+    examples: renderExamples(hints.shots?.examples ?? [], (e) => `SQL skeleton: ${underscoreSkeleton(e.sql)}`),
+    hints: structureHint(hints),
+    evidence_line: evidenceLine(item),
+    question: item.question,
   };
 }
 
-export const skeletonStage: LlmStage = {
-  kind: 'llm',
-  prompt: (ctx) => templateCall(ctx, templates.skeleton, skeletonValues(ctx), 40),
-  estimate: (ctx) => templateCall(ctx, templates.skeleton, { examples: '', hints: '', evidence_line: evidenceLine(ctx.item), question: ctx.item.question }, 40),
+export const skeletonStage = s.llm({
+  name: 'ucs-sql.skeleton', version: 1, template: templates.skeleton, expectedOutputTokens: 40,
+  inputs: { structure: optionalSlot<StructureOutput>(), terms: optionalSlot<TermsOutput>(), shots: optionalSlot<ShotsOutput>() },
+  render: (ctx, inputs) => skeletonValues(ctx.item, inputs ?? {}),
   parse: (response): SkeletonOutput => {
     const parsed = parseSqlAnswer(response.output);
     return parsed.ok ? { skeleton: parsed.sql } : { skeleton: null, parseError: parsed.error };
   },
-};
+});
 
 /** Content hints: the final identifiers, or the raw content terms when the transitional stage is ablated. */
-function contentHint(ctx: StageContext): string {
-  const content = input<ContentOutput>(ctx, 'content');
+function contentHint({ content, terms }: Hints): string {
   if (content?.biFiltered) return `Recommended identifiers: ${content.identifiers.join(', ') || '(none)'}\n`;
-  const terms = input<TermsOutput>(ctx, 'terms');
   return !content && terms ? `Content terms: ${quoteList(terms.content)}\n` : '';
 }
 
 /** The schema the SQL stage shows: the bi-filtered schema when the content pipe produced one, else the pre-filtered. */
-function generationSchema(ctx: StageContext): DatabaseSchema {
-  const content = input<ContentOutput>(ctx, 'content');
-  return content?.biFiltered ? subSchema(ctx.schema, content.biFiltered.tables, content.biFiltered.columns) : preFiltered(ctx);
+function generationSchema(schema: DatabaseSchema, { content, preselect }: Hints): DatabaseSchema {
+  return content?.biFiltered ? subSchema(schema, content.biFiltered.tables, content.biFiltered.columns) : preFiltered(schema, preselect);
 }
 
-function generateValues(ctx: StageContext): Record<string, string> {
-  const skeleton = input<SkeletonOutput>(ctx, 'skeleton')?.skeleton;
+function generateValues(item: StageItem, schema: DatabaseSchema, hints: Hints): Record<string, string> {
+  const skeleton = hints.skeleton?.skeleton;
   return {
-    examples: renderExamples(shots(ctx), (e) => `SQL: ${e.sql}`),
-    schema: renderSchemaLines(generationSchema(ctx)),
-    hints: contentHint(ctx) + structureHint(ctx),
+    examples: renderExamples(hints.shots?.examples ?? [], (e) => `SQL: ${e.sql}`),
+    schema: renderSchemaLines(generationSchema(schema, hints)),
+    hints: contentHint(hints) + structureHint(hints),
     skeleton_block: skeleton
       ? `### SQL skeleton\nFill the SQL skeleton: replace each _ with a table name, a column name or a value, using the recommended identifiers first and the schema as fallback.\n${skeleton}\n\n`
       : '',
-    evidence_line: evidenceLine(ctx.item),
-    question: ctx.item.question,
+    evidence_line: evidenceLine(item),
+    question: item.question,
   };
 }
 
-export const generateStage: LlmStage = {
-  kind: 'llm',
-  prompt: (ctx) => templateCall(ctx, templates.generate, generateValues(ctx), 60),
-  estimate: (ctx) => templateCall(ctx, templates.generate, {
-    examples: '', schema: renderSchemaLines(ctx.schema), hints: '', skeleton_block: '', evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
-  }, 60),
+export const generateStage = s.llm({
+  name: 'ucs-sql.generate', version: 1, template: templates.generate, expectedOutputTokens: 60,
+  inputs: {
+    preselect: optionalSlot<PreselectOutput>(), content: optionalSlot<ContentOutput>(), structure: optionalSlot<StructureOutput>(),
+    terms: optionalSlot<TermsOutput>(), shots: optionalSlot<ShotsOutput>(), skeleton: optionalSlot<SkeletonOutput>(),
+  },
+  render: (ctx, inputs) => generateValues(ctx.item, ctx.schema, inputs ?? {}),
   parse: (response): GeneratedSql => parseGeneratedSql(response.output),
-};
+});

@@ -9,7 +9,7 @@ import { keyItemStages, VariantKeyer } from '../../stage-keys';
 import type { ComputeStage, LlmStage, StageContext, StageItem } from '../../stage-context';
 import { zeroShotPipeline } from '../zero-shot';
 import { dailSelection, multisetJaccard } from './dail';
-import { ucsSqlMethod, ucsSqlPipeline } from './index';
+import { ucsSqlPipeline } from './index';
 import { biFilter, resolveIdentifier } from './linking';
 import { normalizeFunction, parseChosenIds, parseFunctions, parseQuestionTerms, parseStringList } from './parse';
 import { dailSkeletonTokens } from './sql-skeleton';
@@ -229,7 +229,7 @@ describe('ucs-sql stages on minibench dev-15', () => {
   });
 
   const ctx = (inputs: Record<string, unknown>) => ({ item, schema, params, inputs }) as unknown as StageContext;
-  const llm = (name: string) => (ucsSqlMethod.stages[name] ?? stageImplementations[name]) as LlmStage;
+  const llm = (name: string) => stageImplementations[name] as LlmStage;
   const response = (output: string) => ({ output }) as LlmResponse;
 
   const preselect: PreselectOutput = { tables: ['flights', 'routes'], pruned: true, metrics: {} };
@@ -334,7 +334,7 @@ describe('ucs-sql DAIL candidates on minibench (masked questions, pooled embeddi
   let item: StageItem;
   let schema: DatabaseSchema;
   let schemaCalls: string[];
-  const candidatesStage = ucsSqlMethod.stages['ucs-sql.shot-candidates'] as ComputeStage;
+  const candidatesStage = stageImplementations['ucs-sql.shot-candidates'] as ComputeStage;
 
   beforeAll(async () => {
     dataset = await loadDataset({ format: 'minibench', path: join(repoRoot, 'data/minibench/dist') });
