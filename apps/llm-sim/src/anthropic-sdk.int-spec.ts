@@ -3,17 +3,15 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { LlmClient, LlmError, type ChatMessage } from '@sqlsweep/llm';
 import { startLlmSimulator, type LlmSimulatorHandle } from './server';
-import { BIRD_SAMPLE, TEST_SIM_CONFIG, datasetsPresent, sqlOf, testCatalog } from './testing/sim-fixtures';
-
-const describeIf = datasetsPresent ? describe : describe.skip;
+import { BIRD_SAMPLE, TEST_SIM_CONFIG, sqlOf, testCatalog } from './testing/sim-fixtures';
 
 interface BirdItem { question: string; evidence: string; SQL: string }
 
-describeIf('Anthropic SDK against llm-sim', () => {
+describe('Anthropic SDK against llm-sim', () => {
   let sim: LlmSimulatorHandle;
   let client: LlmClient;
   const key = 'sk-ant-test-SECRET-91ab77';
-  const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as BirdItem[];
+  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as BirdItem[];
   const longSchema = Array.from({ length: 120 }, (_, i) => `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, name TEXT, value REAL);`).join('\n');
 
   beforeAll(async () => {

@@ -5,19 +5,17 @@ import { LlmClient, LlmError, type LlmBatchJob, type LlmRequest } from '@sqlswee
 import { LlmCacheRepository } from '@sqlsweep/db';
 import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
 import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
-import { BIRD_SAMPLE, TEST_SIM_CONFIG, datasetsPresent, sqlOf, sqlPrompt, testCatalog } from './testing/sim-fixtures';
-
-const describeIf = datasetsPresent ? describe : describe.skip;
+import { BIRD_SAMPLE, TEST_SIM_CONFIG, sqlOf, sqlPrompt, testCatalog } from './testing/sim-fixtures';
 
 interface BirdItem { question: string; evidence: string; SQL: string }
 
-describeIf('batch APIs through both SDKs against llm-sim', () => {
+describe('batch APIs through both SDKs against llm-sim', () => {
   let t: TestDatabase;
   let pool: Pool;
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
   let client: LlmClient;
   let repo: LlmCacheRepository;
-  const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as BirdItem[];
+  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as BirdItem[];
 
   beforeAll(async () => {
     t = await createTestDatabase();

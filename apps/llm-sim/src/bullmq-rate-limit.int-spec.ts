@@ -3,17 +3,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { LlmClient, RedisRateBudget, queueDisposition } from '@sqlsweep/llm';
-import { BIRD_SAMPLE, TEST_SIM_CONFIG, datasetsPresent, sqlPrompt, testCatalog } from './testing/sim-fixtures';
+import { BIRD_SAMPLE, TEST_SIM_CONFIG, sqlPrompt, testCatalog } from './testing/sim-fixtures';
 import { startSimAndRedis, stopSimAndRedis, type SimAndRedis } from './testing/sim-and-redis';
 
-const describeIf = datasetsPresent ? describe : describe.skip;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-describeIf('a BullMQ worker calling the LLM through the shared budget', () => {
+describe('a BullMQ worker calling the LLM through the shared budget', () => {
   let sim: SimAndRedis['sim'];
   let redis: SimAndRedis['redis'];
   const prefix = `test-llm-${randomUUID()}`;
-  const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as Array<{ question: string }>;
+  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as Array<{ question: string }>;
 
   beforeAll(async () => {
     ({ sim, redis } = await startSimAndRedis(TEST_SIM_CONFIG));

@@ -4,12 +4,10 @@ import Database from 'better-sqlite3';
 import { corruptSql } from './corrupt-sql';
 import { GoldIndex } from './gold-index';
 import { seededRng } from './rng';
-import { BIRD_SAMPLE, SPIDER_SAMPLE, datasetsPresent } from './testing/sim-fixtures';
+import { BIRD_SAMPLE, SPIDER_SAMPLE } from './testing/sim-fixtures';
 import { detectProtocol } from './answer';
 
-const describeIf = datasetsPresent ? describe : describe.skip;
-
-describeIf('GoldIndex on the shared BIRD and Spider samples', () => {
+describe('GoldIndex on the shared BIRD and Spider samples', () => {
   let index: GoldIndex;
   beforeAll(() => {
     index = new GoldIndex([BIRD_SAMPLE, SPIDER_SAMPLE]);

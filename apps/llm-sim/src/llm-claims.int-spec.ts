@@ -8,19 +8,18 @@ import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
 import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
 import { CLAIM_SIM_CONFIG, claimCatalog, claimRequest } from './testing/claim-fixtures';
 import { CuttableProxy } from './testing/cuttable-proxy';
-import { BIRD_SAMPLE, datasetsPresent } from './testing/sim-fixtures';
+import { BIRD_SAMPLE } from './testing/sim-fixtures';
 
-const describeIf = datasetsPresent ? describe : describe.skip;
 const root = join(__dirname, '..', '..', '..');
 
 interface ClaimRow { owner: string; expires_in_ms: number }
 
 /** LLM call claims held by live processes, through real Postgres and the simulator. */
-describeIf('LLM call claims owned by live processes', () => {
+describe('LLM call claims owned by live processes', () => {
   let t: TestDatabase;
   let pool: Pool;
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
-  const questions = datasetsPresent ? (JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as Array<{ question: string }>).map((q) => q.question) : [];
+  const questions = (JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as Array<{ question: string }>).map((q) => q.question);
   const clients: LlmClient[] = [];
   const pools: Pool[] = [];
 

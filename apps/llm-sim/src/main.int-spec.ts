@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { BIRD_SAMPLE, SPIDER_SAMPLE, datasetsPresent, sqlOf, sqlPrompt } from './testing/sim-fixtures';
+import { BIRD_SAMPLE, SPIDER_SAMPLE, sqlOf, sqlPrompt } from './testing/sim-fixtures';
 
-const describeIf = datasetsPresent ? describe : describe.skip;
 const root = join(__dirname, '..', '..', '..');
 
-describeIf('llm-sim as a process', () => {
+describe('llm-sim as a process', () => {
   it('starts from the command line with configs/llm-sim.yaml and serves the OpenAI SDK', async () => {
     const child = spawn(
       process.execPath,

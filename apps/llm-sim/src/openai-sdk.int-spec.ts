@@ -3,21 +3,18 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { LlmClient, LlmError } from '@sqlsweep/llm';
 import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
-import { BIRD_SAMPLE, SPIDER_SAMPLE, TEST_SIM_CONFIG, datasetsPresent, sqlOf, sqlPrompt, testCatalog } from './testing/sim-fixtures';
-
-const describeIf = datasetsPresent ? describe : describe.skip;
-if (!datasetsPresent) console.warn(`skipping: shared datasets not found at ${BIRD_SAMPLE}`);
+import { BIRD_SAMPLE, SPIDER_SAMPLE, TEST_SIM_CONFIG, sqlOf, sqlPrompt, testCatalog } from './testing/sim-fixtures';
 
 interface BirdItem { question: string; evidence: string; SQL: string }
 interface SpiderItem { question: string; query: string }
 
-describeIf('OpenAI SDK against llm-sim', () => {
+describe('OpenAI SDK against llm-sim', () => {
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
   const logs: object[] = [];
   const key = 'sk-test-SECRET-4f1c9e7d2b';
   let client: LlmClient;
-  const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as BirdItem[];
-  const spider = (datasetsPresent ? JSON.parse(readFileSync(join(SPIDER_SAMPLE, 'dev.json'), 'utf8')) : []) as SpiderItem[];
+  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as BirdItem[];
+  const spider = JSON.parse(readFileSync(join(SPIDER_SAMPLE, 'dev.json'), 'utf8')) as SpiderItem[];
 
   beforeAll(async () => {
     sim = await startLlmSimulator({ port: 0, datasetDirs: [BIRD_SAMPLE, SPIDER_SAMPLE], seed: 7, config: TEST_SIM_CONFIG });

@@ -3,10 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LlmClient, LlmError, RedisRateBudget, estimateTokens, parseModelCatalog, type LlmResponse } from '@sqlsweep/llm';
 import { parseSimConfig } from './sim-config';
-import { BIRD_SAMPLE, datasetsPresent, sqlPrompt } from './testing/sim-fixtures';
+import { BIRD_SAMPLE, sqlPrompt } from './testing/sim-fixtures';
 import { startSimAndRedis, stopSimAndRedis, type SimAndRedis } from './testing/sim-and-redis';
-
-const describeIf = datasetsPresent ? describe : describe.skip;
 
 // A one-second rolling window stands in for OpenAI's minute: per-minute limits are scaled to it by the simulator.
 // 180k TPM = 3,000 tokens per second: about six calls of a ~60-token prompt + 400 max_tokens.
@@ -27,11 +25,11 @@ const simConfig = parseSimConfig(
   'rate-accounting spec',
 );
 
-describeIf('budgeting what the provider counts (real simulator, real Redis)', () => {
+describe('budgeting what the provider counts (real simulator, real Redis)', () => {
   let sim: SimAndRedis['sim'];
   let redis: SimAndRedis['redis'];
   const prefix = `test-rate-accounting-${randomUUID()}`;
-  const questions = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as Array<{ question: string }>;
+  const questions = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as Array<{ question: string }>;
   const pricing = { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 };
 
   const catalog = () =>

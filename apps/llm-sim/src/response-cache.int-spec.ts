@@ -5,13 +5,11 @@ import { LlmClient } from '@sqlsweep/llm';
 import { LlmCacheRepository } from '@sqlsweep/db';
 import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
 import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
-import { BIRD_SAMPLE, TEST_SIM_CONFIG, datasetsPresent, sqlPrompt, testCatalog } from './testing/sim-fixtures';
-
-const describeIf = datasetsPresent ? describe : describe.skip;
+import { BIRD_SAMPLE, TEST_SIM_CONFIG, sqlPrompt, testCatalog } from './testing/sim-fixtures';
 
 interface BirdItem { question: string; evidence: string; SQL: string }
 
-describeIf('response cache in Postgres, through the client and llm-sim', () => {
+describe('response cache in Postgres, through the client and llm-sim', () => {
   let t: TestDatabase;
   const key = 'sk-test-CACHE-SECRET-5e2d8a';
   let pool: Pool;
@@ -19,7 +17,7 @@ describeIf('response cache in Postgres, through the client and llm-sim', () => {
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
   let client: LlmClient;
   const logs: object[] = [];
-  const bird = (datasetsPresent ? JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) : []) as BirdItem[];
+  const bird = JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as BirdItem[];
 
   beforeAll(async () => {
     t = await createTestDatabase();

@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseModelCatalog, type ChatMessage, type ModelCatalog } from '@sqlsweep/llm';
 import { parseSimConfig, type SimConfig } from '../sim-config';
 
-export const SHARED_DATASETS = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'benchmark-samples');
-export const BIRD_SAMPLE = join(SHARED_DATASETS, 'bird-sample');
-export const SPIDER_SAMPLE = join(SHARED_DATASETS, 'spider-sample');
-export const datasetsPresent = existsSync(join(BIRD_SAMPLE, 'dev.json')) && existsSync(join(SPIDER_SAMPLE, 'dev.json'));
+/** The Spider and BIRD samples copied into the repository (see their licence note there). */
+export const BENCHMARK_SAMPLES = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'benchmark-samples');
+export const BIRD_SAMPLE = join(BENCHMARK_SAMPLES, 'bird-sample');
+export const SPIDER_SAMPLE = join(BENCHMARK_SAMPLES, 'spider-sample');
 
 /** Simulated models with one behaviour each, for tests. */
 export const TEST_SIM_CONFIG: SimConfig = parseSimConfig(
