@@ -1,9 +1,7 @@
 import { loadDataset } from '@sqlsweep/datasets';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { openEncoder, type Encoder } from '../encoder/encoder';
-import { ensureBundledEncoderForTests } from '../testing/test-encoder';
+import type { Encoder } from '../encoder/encoder';
+import { openBundledEncoderFixture, type BundledEncoderFixture } from '../testing/test-encoder';
 import { evaluateTableRetrieval, type TableRetrievalEvalReport } from './table-retrieval-eval';
 
 // The real Spider and BIRD samples, copied into the repository with their licence note.
@@ -20,14 +18,11 @@ function expectMonotone(report: TableRetrievalEvalReport): void {
 describe('table-retrieval recall with the bundled encoder (floors pinned on real samples)', () => {
   let encoder: Encoder;
   let root: string;
+  let fixture: BundledEncoderFixture;
   beforeAll(async () => {
-    encoder = await openEncoder({ modelDir: ensureBundledEncoderForTests() });
-    root = mkdtempSync(join(tmpdir(), 'sqlsweep-tr-eval-'));
+    ({ encoder, root } = fixture = await openBundledEncoderFixture('tr-eval'));
   });
-  afterAll(async () => {
-    await encoder.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => fixture.close());
 
   it('Spider sample dev: the first table is gold for most questions, top-3 recall high', async () => {
     const dataset = await loadDataset({ format: 'spider', path: join(SAMPLES, 'spider-sample') });

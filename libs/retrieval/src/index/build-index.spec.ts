@@ -1,8 +1,6 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openEncoder, type Encoder } from '../encoder/encoder';
-import { ensureBundledEncoderForTests } from '../testing/test-encoder';
+import { readdirSync } from 'node:fs';
+import type { Encoder } from '../encoder/encoder';
+import { openBundledEncoderFixture, type BundledEncoderFixture } from '../testing/test-encoder';
 import { maxSim } from '../token-matrix';
 import { buildIndex, openIndex, type IndexSpec } from './build-index';
 import { listIndexes } from './index-catalog';
@@ -10,6 +8,7 @@ import { listIndexes } from './index-catalog';
 describe('buildIndex (embedded, keyed by content hash)', () => {
   let encoder: Encoder;
   let root: string;
+  let fixture: BundledEncoderFixture;
   const spec: IndexSpec = {
     datasetVersion: 'test-v1',
     dbId: 'concert_singer',
@@ -23,13 +22,9 @@ describe('buildIndex (embedded, keyed by content hash)', () => {
   };
 
   beforeAll(async () => {
-    encoder = await openEncoder({ modelDir: ensureBundledEncoderForTests() });
-    root = mkdtempSync(join(tmpdir(), 'sqlsweep-indexes-'));
+    ({ encoder, root } = fixture = await openBundledEncoderFixture('indexes'));
   });
-  afterAll(async () => {
-    await encoder.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => fixture.close());
 
   it('builds once, then reuses; two concurrent builds of one key leave one complete index', async () => {
     const [a, b] = await Promise.all([buildIndex(spec, { encoder, indexRoot: root }), buildIndex(spec, { encoder, indexRoot: root })]);

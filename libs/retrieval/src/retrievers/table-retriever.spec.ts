@@ -1,10 +1,7 @@
 import type { ColumnSchema, DatabaseSchema } from '@sqlsweep/datasets';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { tableText } from '../documents/builders';
-import { openEncoder, type Encoder } from '../encoder/encoder';
-import { ensureBundledEncoderForTests } from '../testing/test-encoder';
+import type { Encoder } from '../encoder/encoder';
+import { openBundledEncoderFixture, type BundledEncoderFixture } from '../testing/test-encoder';
 import { maxSim } from '../token-matrix';
 import { buildSchemaIndexes } from './schema-indexes';
 import { TableRetriever } from './table-retriever';
@@ -27,18 +24,15 @@ const database: DatabaseSchema = {
 describe('TableRetriever (RB-SQL TR + CR, large-table rule)', () => {
   let encoder: Encoder;
   let root: string;
+  let fixture: BundledEncoderFixture;
   let retriever: TableRetriever;
 
   beforeAll(async () => {
-    encoder = await openEncoder({ modelDir: ensureBundledEncoderForTests() });
-    root = mkdtempSync(join(tmpdir(), 'sqlsweep-tr-'));
+    ({ encoder, root } = fixture = await openBundledEncoderFixture('tr'));
     const { indexes } = await buildSchemaIndexes(database, { encoder, indexRoot: root, datasetVersion: 'test' });
     retriever = new TableRetriever(encoder, database, indexes);
   });
-  afterAll(async () => {
-    await encoder.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => fixture.close());
 
   it('detects tables whose text passes 512 tokens', () => {
     expect(encoder.countTokens(tableText('telemetry', wideColumns))).toBeGreaterThan(512);
