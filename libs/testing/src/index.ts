@@ -1,5 +1,6 @@
 export * from './test-database';
 export * from './test-queues';
+export * from './test-core';
 export * from './model-run';
 export * from './hostile-sweeps';
 export * from './e2e-processes';

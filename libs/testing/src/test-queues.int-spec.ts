@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
-import { newTestRun, removeTestQueueKeys, testQueuePrefix } from './test-queues';
+import { testRedisUrl } from './test-core';
+import { newTestRun, removeQueuePrefixKeys, removeTestQueueKeys, testQueuePrefix } from './test-queues';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 
 describe('test queue keys', () => {
   const redis = new Redis(redisUrl);
@@ -28,6 +29,17 @@ describe('test queue keys', () => {
     expect(await left(keys.untagged)).toBe(0);
     expect(await left(keys.concurrent)).toBe(1);
     await redis.del(...keys.concurrent);
+  });
+
+  it('of one prefix go together, and only those', async () => {
+    const [mine, other] = [testQueuePrefix(), testQueuePrefix()];
+    await redis.set(`${mine}:stage-sql:1`, '1');
+    await redis.set(`${mine}:stage-llm:meta`, '1');
+    await redis.set(`${other}:stage-sql:1`, '1');
+    expect(await removeQueuePrefixKeys(redisUrl, mine)).toBe(2);
+    expect(await redis.exists(`${mine}:stage-sql:1`, `${mine}:stage-llm:meta`)).toBe(0);
+    expect(await redis.exists(`${other}:stage-sql:1`)).toBe(1);
+    await redis.del(`${other}:stage-sql:1`);
   });
 
   it('share the run of the process they are made in', () => {

@@ -33,10 +33,19 @@ export async function removeTestQueueKeys(redisUrl: string, opts: { run: string;
     if (!m) return true;
     return prefix.startsWith(`${root}${opts.run}_`) || parseInt(m[1], 36) < cutoff;
   };
+  return unlinkMatching(redisUrl, `${root}*`, doomed);
+}
+
+/** Removes the Redis keys of one queue prefix (BullMQ names them `<prefix>:<queue>:…`). Returns how many went. */
+export async function removeQueuePrefixKeys(redisUrl: string, prefix: string): Promise<number> {
+  return unlinkMatching(redisUrl, `${prefix}:*`, () => true);
+}
+
+async function unlinkMatching(redisUrl: string, pattern: string, doomed: (key: string) => boolean): Promise<number> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   let removed = 0;
   try {
-    for await (const keys of redis.scanStream({ match: `${root}*`, count: 1000 }) as AsyncIterable<string[]>) {
+    for await (const keys of redis.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>) {
       const gone = keys.filter(doomed);
       if (gone.length) removed += await redis.unlink(...gone);
     }
