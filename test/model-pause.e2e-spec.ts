@@ -5,21 +5,20 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { LlmClient, llmBudgetPrefix, ModelPauses, parseModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
 import { parseSimConfig, startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from '@sqlsweep/llm-sim';
-import { BIRD_SAMPLE, datasetsPresent, sqlPrompt } from '@sqlsweep/llm-sim/src/testing/sim-fixtures';
+import { BIRD_SAMPLE, sqlPrompt } from '@sqlsweep/llm-sim/src/testing/sim-fixtures';
 import { QueueClient } from '@sqlsweep/queue';
 import {
   createRunUsingModel, createTestDatabase, runCli, type TestDatabase, testQueuePrefix, waitFor,
 } from '@sqlsweep/testing';
 import { StageRunner, type StageRunnerDeps } from '@sqlsweep/worker';
 
-const describeIf = datasetsPresent ? describe : describe.skip;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
  * A model whose provider says its quota is spent is paused, not failed: its jobs wait (no attempt spent, no request
  * sent while paused), the pause is listed with its reason, and lifting it lets the same job finish.
  */
-describeIf('a quota pause: jobs wait, visible, liftable', () => {
+describe('a quota pause: jobs wait, visible, liftable', () => {
   const prefix = `test-pause-${randomUUID()}`;
   const simConfig = parseSimConfig({ models: { 't-pay': { accuracy: 1, quotaExhausted: true } } }, 'pause');
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };

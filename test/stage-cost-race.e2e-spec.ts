@@ -7,14 +7,13 @@ import { ApiMetricsRepository, LlmCacheRepository, ReportRepository, RunReposito
 import { costUsd, LlmClient, type LlmResponse } from '@sqlsweep/llm';
 import { parseSimConfig, startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from '@sqlsweep/llm-sim';
 import { claimCatalog, claimRequest } from '@sqlsweep/llm-sim/src/testing/claim-fixtures';
-import { BIRD_SAMPLE, datasetsPresent } from '@sqlsweep/llm-sim/src/testing/sim-fixtures';
+import { BIRD_SAMPLE } from '@sqlsweep/llm-sim/src/testing/sim-fixtures';
 import { Advancer } from '@sqlsweep/orchestration';
 import type { LlmStage, StageContext } from '@sqlsweep/pipelines';
 import { QueueClient } from '@sqlsweep/queue';
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import { llmStageRun, StageRunner, type StageRunnerDeps } from '@sqlsweep/worker';
 
-const describeIf = datasetsPresent ? describe : describe.skip;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** The stage under test asks once and stores the raw answer: what matters here is the accounting around it. */
@@ -25,13 +24,13 @@ const askStage: LlmStage = { kind: 'llm', prompt: () => { throw new Error('not u
  * Postgres): one pays the call, the other takes the answer from the response cache. Whichever writes the row, the
  * stored cost is the paid call's, and the run's spend equals the simulator's bill.
  */
-describeIf('exact stage cost when two executions of one stage race', () => {
+describe('exact stage cost when two executions of one stage race', () => {
   let db: TestDatabase;
   let queue: QueueClient;
   let sim: LlmSimulatorHandle & { simulator: LlmSimulator };
   const pools: Pool[] = [];
   const clients: LlmClient[] = [];
-  const questions = datasetsPresent ? (JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as Array<{ question: string }>).map((q) => q.question) : [];
+  const questions = (JSON.parse(readFileSync(join(BIRD_SAMPLE, 'dev.json'), 'utf8')) as Array<{ question: string }>).map((q) => q.question);
 
   beforeAll(async () => {
     db = await createTestDatabase();
