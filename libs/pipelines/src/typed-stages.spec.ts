@@ -33,6 +33,7 @@ const cases: Array<{ what: string; code: string; error: RegExp | null }> = [
   { what: 'an unwired slot', code: `definePipeline('rb-sql', { graph: (g) => { g.add(evaluateStage); } });`, error: /Expected 2-3 arguments|prediction/ },
   { what: 'a slot wired to a stage of another output type', code: `definePipeline('rb-sql', { graph: (g) => { g.add(evaluateStage, { prediction: count }); } });`, error: /not assignable/ },
   { what: 'a stage whose knob the pipeline lacks', code: `definePipeline('zero-shot', { graph: (g) => { g.add(tables); } });`, error: /the pipeline lacks a parameter this stage reads/ },
+  { what: 'an input left out that is not a train-items input', code: `definePipeline('rb-sql', { graph: (g) => { g.add(tables); g.add(draft, {}, { without: ['tables'] }); } });`, error: /not assignable to type 'never'/ },
   { what: 'a knob compared with a value it cannot hold', code: `definePipeline('rb-sql', { graph: (_g, v) => { if (v.params.shotSelection === 'randm') return; } });`, error: /no overlap/ },
 ];
 
