@@ -1,45 +1,37 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScheduleRepository } from '@sqlsweep/db';
-import { queueNames } from '@sqlsweep/queue';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestCore, minibenchDir, type TestCore, type TestDatabase } from '@sqlsweep/testing';
 import { OrchestratorCore } from '../core';
 import { registerDataset } from '../register-dataset';
 import { RegressionChecker, type RegressionAlertPayload } from './regression-checker';
 import { ScheduleFirer } from './schedule-firer';
 import { parseSchedulesFile } from './schedules-file';
 
-const repoRoot = join(__dirname, '../../../..');
-
 /**
  * Three nights of a two-variant schedule whose stage outputs the test writes itself (as workers would), so the
  * outcome of every item is known: night 2 breaks the strong variant, night 3 repeats night 2.
  */
 describe('regression checks of finished scheduled runs (real Postgres)', () => {
+  let testCore: TestCore<OrchestratorCore>;
   let t: TestDatabase;
   let core: OrchestratorCore;
   let firer: ScheduleFirer;
   let schedules: ScheduleRepository;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    core = new OrchestratorCore({
-      databaseUrl: t.url, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queuePrefix: testQueuePrefix(),
-      modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' },
-    });
-    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-checker-'));
-    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: join(repoRoot, 'data/minibench/dist'), dataDir: dir });
+    testCore = await createTestCore(OrchestratorCore);
+    ({ core, database: t } = testCore);
+    const dir = testCore.dataDir;
+    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir: dir });
     writeFileSync(join(dir, 'sweep.yaml'), 'name: two-models\ndataset: minibench\nitems: { limit: 30 }\nmodels: [sim-strong, sim-weak]\npipelines:\n  - pipeline: zero-shot\n');
     const file = parseSchedulesFile(`schedules:\n  two: { cron: "0 2 * * *", sweep: ${join(dir, 'sweep.yaml')} }\n`, 'schedules.yaml');
     schedules = new ScheduleRepository(core.db);
     firer = new ScheduleFirer({ planner: core.planner, advancer: core.advancer, schedules, file: () => file, baseDir: dir });
   });
   afterAll(async () => {
-    for (const name of queueNames) await core?.queue.queue(name).obliterate({ force: true });
-    await core?.close();
-    await t?.drop();
+    await testCore?.close();
   });
 
   /** Writes every stage output of a run: `correct(model, index)` decides each item; `tag` makes the generated SQL differ per night. */

@@ -1,32 +1,27 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScheduleRepository } from '@sqlsweep/db';
-import { queueNames, UnrecoverableError } from '@sqlsweep/queue';
+import { UnrecoverableError } from '@sqlsweep/queue';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestCore, minibenchDir, repoRoot, type TestCore, type TestDatabase } from '@sqlsweep/testing';
 import { OrchestratorCore } from '../core';
 import { registerDataset } from '../register-dataset';
 import { RegressionChecker } from './regression-checker';
 import { ScheduleFirer } from './schedule-firer';
 import { parseSchedulesFile } from './schedules-file';
 
-const repoRoot = join(__dirname, '../../../..');
-
 describe('firing a schedule (real Postgres and Redis)', () => {
+  let testCore: TestCore<OrchestratorCore>;
   let t: TestDatabase;
   let core: OrchestratorCore;
   let firer: ScheduleFirer;
   let schedules: ScheduleRepository;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    core = new OrchestratorCore({
-      databaseUrl: t.url, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queuePrefix: testQueuePrefix(),
-      modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' },
-    });
-    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: join(repoRoot, 'data/minibench/dist'), dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-firer-')) });
-    const badConfig = join(mkdtempSync(join(tmpdir(), 'sqlsweep-firer-')), 'bad.yaml');
+    testCore = await createTestCore(OrchestratorCore);
+    ({ core, database: t } = testCore);
+    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir: testCore.dataDir });
+    const badConfig = join(testCore.dataDir, 'bad.yaml');
     writeFileSync(badConfig, 'name: bad\ndataset: minibench\nmodels: [sim-strong]\npipelines:\n  - pipeline: no-such-pipeline\n');
     const file = parseSchedulesFile([
       'schedules:',
@@ -38,9 +33,7 @@ describe('firing a schedule (real Postgres and Redis)', () => {
     firer = new ScheduleFirer({ planner: core.planner, advancer: core.advancer, schedules, file: () => file, baseDir: repoRoot });
   });
   afterAll(async () => {
-    for (const name of queueNames) await core?.queue.queue(name).obliterate({ force: true });
-    await core?.close();
-    await t?.drop();
+    await testCore?.close();
   });
 
   const stageKeys = async (runId: string, stage: string) =>
