@@ -4,33 +4,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSweepConfig, SweepConfigError } from '@sqlsweep/contracts';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestCore, minibenchDir, type TestCore, type TestDatabase } from '@sqlsweep/testing';
 import { OrchestratorCore } from './core';
 import type { SweepPlan } from './planner';
 import { registerDataset } from './register-dataset';
 
-const repoRoot = join(__dirname, '../../..');
 /** The corpus directory the planner is given: file knobs name files relative to it. */
 const corpusDir = mkdtempSync(join(tmpdir(), 'sqlsweep-planner-corpus-'));
 
 /** Plans against real Postgres with minibench registered; nothing is stored, so every stage is needed. */
 describe('Planner (real Postgres)', () => {
+  let testCore: TestCore<OrchestratorCore>;
   let t: TestDatabase;
   let core: OrchestratorCore;
-  let dir: string;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    core = new OrchestratorCore({
-      databaseUrl: t.url, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queuePrefix: testQueuePrefix(),
-      modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' }, corpusDir,
-    });
-    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-planner-'));
-    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: join(repoRoot, 'data/minibench/dist'), dataDir: dir });
+    testCore = await createTestCore(OrchestratorCore, { corpusDir });
+    ({ core, database: t } = testCore);
+    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir: testCore.dataDir });
   });
   afterAll(async () => {
-    await core?.close();
-    await t?.drop();
+    await testCore?.close();
   });
 
   const plan = (pipelines: string[], source = 'planner-test.yaml') => core.planner.plan(parseSweepConfig([
