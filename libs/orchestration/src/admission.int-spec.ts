@@ -1,46 +1,39 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSweepConfig, SweepConfigError } from '@sqlsweep/contracts';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestCore, minibenchDir, type TestCore } from '@sqlsweep/testing';
 import { admitStageJobs, type AdmissionBudget } from './admission';
 import { OrchestratorCore } from './core';
 import { registerDataset } from './register-dataset';
 
-const repoRoot = join(__dirname, '../../..');
-
 /** Admission control and dataset needs, planned against real Postgres with minibench and a copy without train data. */
 describe('Planner admission (real Postgres)', () => {
-  let t: TestDatabase;
-  let dir: string;
+  let testCore: TestCore<OrchestratorCore>;
+  /** The test core and, after it, cores on the same database with their own admission budgets. */
   const cores: OrchestratorCore[] = [];
 
   const openCore = (admission?: AdmissionBudget) => {
-    const core = new OrchestratorCore({
-      databaseUrl: t.url, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queuePrefix: testQueuePrefix(),
-      modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' }, admission,
-    });
-    cores.push(core);
+    const core = admission ? new OrchestratorCore({ ...testCore.settings, admission }) : testCore.core;
+    if (!cores.includes(core)) cores.push(core);
     return core;
   };
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-admission-'));
+    testCore = await createTestCore(OrchestratorCore);
+    const dir = testCore.dataDir;
     // minibench with an empty train.json: a dataset version whose train split is empty.
     const noTrain = join(dir, 'no-train');
-    cpSync(join(repoRoot, 'data/minibench/dist'), noTrain, { recursive: true });
+    cpSync(minibenchDir, noTrain, { recursive: true });
     writeFileSync(join(noTrain, 'train.json'), '[]\n');
     writeFileSync(join(noTrain, 'train_gold.sql'), '');
     const core = openCore();
-    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: join(repoRoot, 'data/minibench/dist'), dataDir: join(dir, 'data') });
+    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir: join(dir, 'data') });
     await registerDataset(core.datasets, { name: 'no-train', format: 'minibench', path: noTrain, dataDir: join(dir, 'data') });
   });
   afterAll(async () => {
-    for (const core of cores) await core.close();
-    await t?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    for (const core of cores.slice(1)) await core.close();
+    await testCore?.close();
   });
 
   const config = (pipelines: string[], opts: { dataset?: string; limit?: number; models?: string } = {}) => parseSweepConfig([
@@ -88,14 +81,14 @@ describe('Planner admission (real Postgres)', () => {
 
   it('refuses shots on a dataset whose train split is empty, naming the pipeline entry, the knob and the dataset; shots 0 plan', async () => {
     const core = openCore();
-    const runsBefore = await t.db.selectFrom('runs').select('id').execute();
+    const runsBefore = await testCore.database.db.selectFrom('runs').select('id').execute();
     const e = await refusal(core.planner.plan(config(['{ pipeline: zero-shot }', '{ pipeline: rb-sql, grid: { shots: [0, 3] } }'], { dataset: 'no-train' }), 'x.yaml'));
     expect(e.path).toBe('pipelines[1].grid.shots');
     expect(e.reason).toMatch(/^rb-sql with shots=3 needs at least 3 items in the train split, but dataset "no-train" \(version [0-9a-f]{12}\) has 0 \(register it from a folder with train data, or sweep this knob at 0\)$/);
     for (const entry of ['{ pipeline: fixed-few-shot }', '{ pipeline: ucs-sql }', '{ pipeline: dr-chain, grid: { k1: [0] } }']) {
       await expect(core.planner.plan(config([entry], { dataset: 'no-train' }), 'x.yaml')).rejects.toThrow(/pipelines\[0\]\.grid\.(shots|k2): .* needs at least 1 item in the train split, but dataset "no-train"/);
     }
-    expect(await t.db.selectFrom('runs').select('id').execute()).toEqual(runsBefore);
+    expect(await testCore.database.db.selectFrom('runs').select('id').execute()).toEqual(runsBefore);
 
     const plan = await core.planner.plan(config(['{ pipeline: rb-sql, grid: { shots: [0] } }', '{ pipeline: dr-chain, grid: { k1: [0], k2: [0] } }'], { dataset: 'no-train' }), 'x.yaml');
     expect(plan.variants).toHaveLength(2);

@@ -4,38 +4,32 @@ import { join } from 'node:path';
 import { SweepConfigError } from '@sqlsweep/contracts';
 import { ScheduleRepository } from '@sqlsweep/db';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { OrchestratorCore, type CoreSettings } from './core';
+import { createTestCore, minibenchDir, type TestCore, type TestDatabase } from '@sqlsweep/testing';
+import { OrchestratorCore } from './core';
 import { PlanThread } from './plan-thread';
 import { registerDataset } from './register-dataset';
 import { ScheduleFirer } from './schedules/schedule-firer';
 import type { SchedulesFile } from './schedules/schedules-file';
 
-const repoRoot = join(__dirname, '../../..');
 const sweep = 'name: thread-test\ndataset: minibench\nitems: { limit: 2 }\nmodels: [sim-strong]\npipelines:\n  - pipeline: zero-shot\n';
 
 /** PlanThread against real Postgres and Redis: the run it creates is the one an in-process plan would. */
 describe('PlanThread (real Postgres and Redis)', () => {
+  let testCore: TestCore<OrchestratorCore>;
   let t: TestDatabase;
   let core: OrchestratorCore;
   let plans: PlanThread;
-  let settings: CoreSettings;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    settings = {
-      databaseUrl: t.url, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', queuePrefix: testQueuePrefix(),
-      modelsFile: join(repoRoot, 'configs/models.yaml'), providerEnv: { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' },
-    };
-    core = new OrchestratorCore(settings);
-    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: join(repoRoot, 'data/minibench/dist'), dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-thread-')) });
-    plans = new PlanThread(settings);
+    testCore = await createTestCore(OrchestratorCore);
+    ({ core, database: t } = testCore);
+    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir: testCore.dataDir });
+    plans = new PlanThread(testCore.settings);
     await plans.start();
   });
   afterAll(async () => {
     await plans?.close();
-    await core?.close();
-    await t?.drop();
+    await testCore?.close();
   });
 
   it('plans, stores and enqueues a run in the thread; a dry run writes nothing', async () => {
