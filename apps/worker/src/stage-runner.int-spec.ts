@@ -3,10 +3,10 @@ import type { StageJobPayload } from '@sqlsweep/contracts';
 import { carriedInputBytes, createDb, RunRepository, StageRepository, type PlannedStage } from '@sqlsweep/db';
 import { Advancer } from '@sqlsweep/orchestration';
 import { QueueClient } from '@sqlsweep/queue';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestDatabase, testQueuePrefix, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
 import { StageRunner, type StageRunnerDeps } from './stage-runner';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 const stageKey = 'ab'.repeat(32);
 
 /**

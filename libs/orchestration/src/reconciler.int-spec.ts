@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { RunRepository } from '@sqlsweep/db';
 import { QueueClient } from '@sqlsweep/queue';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestDatabase, testQueuePrefix, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
 import { Advancer } from './advancer';
 import { Reconciler, type ReconcilerOptions } from './reconciler';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 const key = (s: string) => Buffer.from(s).toString('hex').padEnd(64, '0').slice(0, 64);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { RunRepository, StageRepository, type PlannedStage } from '@sqlsweep/db';
 import { QueueClient } from '@sqlsweep/queue';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestDatabase, testQueuePrefix, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
 import { Advancer } from './advancer';
 
 const key = (s: string) => Buffer.from(s).toString('hex').padEnd(64, '0').slice(0, 64);
@@ -21,7 +21,7 @@ describe('every run ends', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    queue = new QueueClient(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', testQueuePrefix());
+    queue = new QueueClient(testRedisUrl(), testQueuePrefix());
     runs = new RunRepository(t.db);
     stages = new StageRepository(t.db);
     advancer = new Advancer(runs, queue);

@@ -1,9 +1,11 @@
 import { createServer } from 'node:net';
 import { ThrottledWarnings } from '@sqlsweep/config';
 import type { Redis } from 'ioredis';
+// nx-ignore-next-line
+import { testRedisUrl } from '@sqlsweep/testing';
 import { createRedisConnection } from './connection';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 
 /** A port nothing listens on: taken from the OS, then closed. */
 async function closedPort(): Promise<number> {

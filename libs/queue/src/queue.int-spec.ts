@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError } from 'bullmq';
 // nx-ignore-next-line
-import { testQueuePrefix } from '@sqlsweep/testing';
+import { testQueuePrefix, testRedisUrl } from '@sqlsweep/testing';
 import { QueueClient } from './queue-client';
 import { WorkerHost } from './worker-host';
 import type { JobPayload } from './job-catalog';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 const key = (n: number) => n.toString(16).padStart(64, '0');
 const payload = (n: number): JobPayload<'stage.sql'> => ({
   stageKey: key(n), stage: 'gold', datasetVersionId: 1, itemId: `dev-${n}`, params: {}, inputs: {},

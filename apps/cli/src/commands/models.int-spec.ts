@@ -1,33 +1,27 @@
 import { Redis } from 'ioredis';
 import { llmBudgetPrefix, RedisRateBudget } from '@sqlsweep/llm';
 import { OrchestratorCore } from '@sqlsweep/orchestration';
-import { createRunUsingModel, createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createRunUsingModel, createTestCore, testRedisUrl, type TestCore } from '@sqlsweep/testing';
 import { sayPauses } from './models';
-
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** The `sqlsweep run` progress names the run's paused models and why, once per change, and says when none is left. */
 describe('sqlsweep run progress: paused models', () => {
-  let db: TestDatabase;
-  let redis: Redis;
+  let testCore: TestCore<OrchestratorCore>;
   let core: OrchestratorCore;
-  const prefix = testQueuePrefix();
+  let redis: Redis;
   beforeAll(async () => {
-    db = await createTestDatabase();
-    redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-    core = new OrchestratorCore({ databaseUrl: db.url, redisUrl, queuePrefix: prefix, modelsFile: 'configs/models.yaml', providerEnv: {} });
+    testCore = await createTestCore(OrchestratorCore);
+    core = testCore.core;
+    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   });
   afterAll(async () => {
-    await core?.close();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
-    await db?.drop();
+    redis?.disconnect();
+    await testCore?.close();
   });
 
   it('says each pause of a model the run uses, once, and when the pauses are lifted', async () => {
-    const runId = await createRunUsingModel(db.db, 'gpt-paid');
-    const budget = new RedisRateBudget({ redis, keyPrefix: llmBudgetPrefix(prefix) });
+    const runId = await createRunUsingModel(testCore.database.db, 'gpt-paid');
+    const budget = new RedisRateBudget({ redis, keyPrefix: llmBudgetPrefix(testCore.settings.queuePrefix) });
     const lines: string[] = [];
     const say = (l: string) => lines.push(l);
 

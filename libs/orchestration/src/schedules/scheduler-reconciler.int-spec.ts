@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 // nx-ignore-next-line
-import { testQueuePrefix } from '@sqlsweep/testing';
+import { testQueuePrefix, testRedisUrl } from '@sqlsweep/testing';
 import { reconcileSchedulers } from './scheduler-reconciler';
 import { parseSchedulesFile } from './schedules-file';
 
@@ -8,7 +8,7 @@ describe('reconciling job schedulers with the schedules file (real Redis)', () =
   let queue: Queue;
 
   beforeAll(() => {
-    queue = new Queue('schedules', { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: testQueuePrefix() });
+    queue = new Queue('schedules', { connection: { url: testRedisUrl() }, prefix: testQueuePrefix() });
   });
   afterAll(async () => {
     await queue.obliterate({ force: true });
