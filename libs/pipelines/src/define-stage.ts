@@ -117,9 +117,6 @@ interface ComputeSpec<Params, R extends keyof Params, I extends InputSpecs, O> e
 }
 
 type NumericKnob<Params> = { [K in keyof Params]: Params[K] extends number ? K : never }[keyof Params];
-/** The knobs every LLM stage reads unless it names others: its key depends on each. */
-interface LlmKnobs { temperature: number; maxTokens: number }
-
 interface LlmSpec<Params extends CommonParams, R extends keyof Params, I extends InputSpecs, O, T extends NumericKnob<Params>, M extends NumericKnob<Params>, E extends keyof Params = never>
   extends StageSpec<Params, R, I> {
   template: PromptTemplate;

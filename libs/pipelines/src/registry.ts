@@ -34,8 +34,7 @@ function collect<T>(part: (m: MethodModule) => Record<string, T>, what: string, 
 
 export const pipelines = collect((m) => m.pipelines, 'pipeline') as Record<PipelineName, PipelineDefinition>;
 
-const byName = (stages: MethodModule['stages']): Record<string, StageImplementation> =>
-  Array.isArray(stages) ? Object.fromEntries((stages as readonly AnyStage[]).map((s) => [s.name, s.implementation])) : stages as Record<string, StageImplementation>;
+const byName = (stages: readonly AnyStage[]): Record<string, StageImplementation> => Object.fromEntries(stages.map((s) => [s.name, s.implementation]));
 
 /** Every stage name the system knows, with the code that computes it. */
 export const stageImplementations: Record<string, StageImplementation> = collect((m) => byName(m.stages), 'stage', byName([goldStage, evaluateStage]));

@@ -46,17 +46,11 @@ export interface StageContext extends EstimateContext {
   semantics: EvalSemantics;
   /**
    * Outputs of the stage's inputs, by input name. An input declared as `stage[*]` over a train-items stage arrives
-   * as one entry per training item, named `<input>/<trainItemId>` (see `trainInputs`).
+   * as one entry per training item, named `<input>/<trainItemId>` (a stage reads them as a map: `trainItemsOf`).
    */
   inputs: Record<string, unknown>;
   priority: LlmPriority;
   services: { sandbox: SandboxPool; sqlDeadlineMs: number; retrieval: RetrievalServices; dataset: DatasetServices };
-}
-
-/** The per-training-item outputs of a `stage[*]` input, by training item id. */
-export function trainInputs<T>(ctx: Pick<StageContext, 'inputs'>, input: string): Map<string, T> {
-  const prefix = `${input}/`;
-  return new Map(Object.entries(ctx.inputs).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v as T]));
 }
 
 export interface StageTrace {

@@ -50,7 +50,7 @@ export const goldStage = common.compute({
  * verdicts as `sqlsweep eval --scorer <that id>`, writes included (run on a throw-away in-memory copy).
  */
 export const evaluateStage = common.compute({
-  name: 'evaluate', role: 'sql', version: 4, final: true,
+  name: 'evaluate', role: 'sql', version: 5, final: true,
   inputs: { gold: from(goldStage), prediction: slot<GeneratedSql>() },
   run: async (ctx) => {
     const scorer = sweepScorer(ctx.semantics).id;
@@ -95,8 +95,3 @@ export const evaluateStage = common.compute({
     return { output };
   },
 });
-
-/** TRANSITIONAL, until every method builds its graph with definePipeline: the evaluate node judging `prediction`. */
-export function evaluateNode(prediction: string): import('../pipeline').StageNode {
-  return { stage: 'evaluate', role: 'sql', version: 4, reads: [], inputs: { gold: 'gold', prediction }, final: true };
-}
