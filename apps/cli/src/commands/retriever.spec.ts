@@ -1,13 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { ensureBundledEncoderForTests, type TableRetrievalEvalReport } from '@sqlsweep/retrieval';
+import { minibenchDir } from '@sqlsweep/testing';
 import { registerIndexStatusCommand } from './index-status';
 import { registerRetrieverCommand } from './retriever';
-
-const REPO = resolve(__dirname, '../../../..');
 
 async function run(args: string[]): Promise<string> {
   const program = new Command('sqlsweep').exitOverride();
@@ -34,7 +32,7 @@ describe('sqlsweep retriever eval on minibench dev, and index status', () => {
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'sqlsweep-cli-retriever-'));
     minibench = join(work, 'minibench');
-    execFileSync(process.execPath, ['-r', '@swc-node/register', join(REPO, 'data/minibench/build.ts'), '--out', minibench], { cwd: REPO, stdio: 'pipe' });
+    cpSync(minibenchDir, minibench, { recursive: true }); // as the unit set-up built it
     modelDir = ensureBundledEncoderForTests();
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
