@@ -1,6 +1,7 @@
 export * from './pipeline-params';
 export { grid } from './pipelines/grid';
-export { RB_SQL_MAX_CORRECTIONS, RB_SQL_MAX_SHOTS } from './pipelines/rb-sql';
+export { RB_SQL_DEFAULTS, RB_SQL_MAX_CORRECTIONS, RB_SQL_MAX_SHOTS } from './pipelines/rb-sql';
+export { DR_CHAIN_MAX_REVISIONS } from './pipelines/dr-chain';
 export * from './sweep-config';
 export * from './variants';
 export * from './stages';

@@ -43,9 +43,6 @@ export {
 } from './documents/builders';
 export {
   TableRetriever,
-  RB_SQL_DEFAULT_THETA,
-  RB_SQL_DEFAULT_MU,
-  DEFAULT_MU_PRIME,
   type SchemaIndexes,
   type RetrievedTableSet,
   type ScoredTable,

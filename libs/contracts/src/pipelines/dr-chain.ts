@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { grid } from './grid';
 
+/** The most revision iterations one DR-Chain variant may unroll (its steps are stage definitions). */
+export const DR_CHAIN_MAX_REVISIONS = 8;
+
 /** DR-Chain (seed 004) knobs with the paper defaults (§4.1.1); N_max is not given by the paper (Fig. 3 shows 1-3). */
 export const drChainGrids = {
   'dr-chain': z.strictObject({
@@ -12,8 +15,8 @@ export const drChainGrids = {
     k1: grid.integers(0, 32).default([4]),
     /** Samples retrieved by the simplified question's skeleton (by the original one when simplification is off). */
     k2: grid.integers(0, 32).default([4]),
-    /** N_max: most revision iterations (the pipeline registers chain stages for up to 8). */
-    maxRevisions: grid.integers(1, 8).default([3]),
+    /** N_max: most revision iterations. */
+    maxRevisions: grid.integers(1, DR_CHAIN_MAX_REVISIONS).default([3]),
     /** Temperature of generation and revision (paper 0.5). */
     temperature: grid.numbers(0, 2).default([0.5]),
     /** Temperature of question simplification (paper 1.0). */

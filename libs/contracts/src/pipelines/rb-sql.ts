@@ -7,18 +7,24 @@ export const RB_SQL_MAX_SHOTS = 8;
 export const RB_SQL_MAX_CORRECTIONS = 8;
 
 /**
+ * RB-SQL's retrieval thresholds by default (METHODS.md): θ = 13 and μ = 5 for a BERT-size ColBERT with 32 query
+ * tokens; the paper names no value for μ' ("a smaller threshold"): below μ, so that shortening keeps generously.
+ */
+export const RB_SQL_DEFAULTS = { theta: 13, mu: 5, muPrime: 3, maxTableTokens: 512 } as const;
+
+/**
  * RB-SQL knobs with the paper defaults (docs/methods/rb-sql.md). θ and μ are MaxSim thresholds for a BERT-size
  * ColBERT: the bundled lexical encoder scores on a smaller scale, so they keep fewer items with it.
  */
 export const rbSqlGrids = {
   'rb-sql': z.strictObject({
     /** Table-Retriever threshold θ: keep tables with S(q, t) > θ. */
-    theta: grid.numbers(-1000, 1000).default([13]),
+    theta: grid.numbers(-1000, 1000).default([RB_SQL_DEFAULTS.theta]),
     /** Column-Retriever threshold μ: keep columns of the kept tables with S(q, c) > μ. */
-    mu: grid.numbers(-1000, 1000).default([5]),
+    mu: grid.numbers(-1000, 1000).default([RB_SQL_DEFAULTS.mu]),
     /** μ': the smaller column threshold that shortens a table whose text exceeds maxTableTokens before TR scores it. */
-    muPrime: grid.numbers(-1000, 1000).default([3]),
-    maxTableTokens: grid.integers(1).default([512]),
+    muPrime: grid.numbers(-1000, 1000).default([RB_SQL_DEFAULTS.muPrime]),
+    maxTableTokens: grid.integers(1).default([RB_SQL_DEFAULTS.maxTableTokens]),
     /** k: few-shot examples. */
     shots: grid.integers(0, RB_SQL_MAX_SHOTS).default([3]),
     /** Table 4 switches. */

@@ -1,7 +1,8 @@
 import type { Dataset } from '@sqlsweep/datasets';
 import type { Encoder } from '../encoder/encoder';
 import { buildSchemaIndexes } from '../retrievers/schema-indexes';
-import { DEFAULT_MU_PRIME, TableRetriever, type ScoredTable } from '../retrievers/table-retriever';
+import { RB_SQL_DEFAULTS } from '@sqlsweep/contracts';
+import { TableRetriever, type ScoredTable } from '../retrievers/table-retriever';
 import { goldTablesOf } from './gold-tables';
 
 export interface TableRetrievalEvalOptions {
@@ -111,7 +112,7 @@ export async function evaluateTableRetrieval(options: TableRetrievalEvalOptions)
     }
     if (gold.source === 'tokens') fallback++;
     const question = options.withEvidence && item.evidence ? `${item.question} ${item.evidence}` : item.question;
-    scoredItems.push({ gold: new Set(gold.tables), tableCount: database.tables.length, scored: await retriever.scoreTables(question, options.muPrime ?? DEFAULT_MU_PRIME) });
+    scoredItems.push({ gold: new Set(gold.tables), tableCount: database.tables.length, scored: await retriever.scoreTables(question, options.muPrime ?? RB_SQL_DEFAULTS.muPrime) });
     options.onProgress?.(i + 1, items.length);
   }
   const usedDbs = [...new Set(items.map((i) => i.dbId))].map((id) => databases.get(id)).filter((db) => db !== undefined);

@@ -1,14 +1,10 @@
+import { RB_SQL_DEFAULTS } from '@sqlsweep/contracts';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { tableText } from '../documents/builders';
 import type { Encoder } from '../encoder/encoder';
 import type { MultiVectorIndex, ScoredDocument } from '../index/types';
 import { maxSim, type TokenMatrix } from '../token-matrix';
 
-/** RB-SQL defaults (METHODS.md): θ = 13, μ = 5, for a BERT-size ColBERT with 32 query tokens. */
-export const RB_SQL_DEFAULT_THETA = 13;
-export const RB_SQL_DEFAULT_MU = 5;
-/** The paper names no value for μ' ("a smaller threshold"); below μ so that shortening keeps generously. */
-export const DEFAULT_MU_PRIME = 3;
 
 export interface SchemaIndexes {
   /** table documents of this database (kind 'table') */
@@ -49,7 +45,7 @@ export class TableRetriever {
     private readonly indexes: SchemaIndexes,
     options: TableRetrieverOptions = {},
   ) {
-    const limit = options.maxTableTokens ?? 512;
+    const limit = options.maxTableTokens ?? RB_SQL_DEFAULTS.maxTableTokens;
     this.largeTables = new Set(database.tables.filter((t) => encoder.countTokens(tableText(t.name, t.columns)) > limit).map((t) => t.name));
   }
 
@@ -62,7 +58,7 @@ export class TableRetriever {
   }
 
   /** Every table of the database with its score, best first (score once, then apply any θ). */
-  async scoreTables(question: string | TokenMatrix, muPrime = DEFAULT_MU_PRIME): Promise<ScoredTable[]> {
+  async scoreTables(question: string | TokenMatrix, muPrime: number = RB_SQL_DEFAULTS.muPrime): Promise<ScoredTable[]> {
     const query = typeof question === 'string' ? await this.encodeQuestion(question) : question;
     const dbId = this.database.dbId;
     const scored: ScoredTable[] = (await this.indexes.tables.search(query, { filter: { dbId } }))
@@ -84,7 +80,7 @@ export class TableRetriever {
    * columns above μ'. When no table passes θ the best one is kept and `fellBack` is set (the paper does not say; an
    * empty schema would make generation pointless).
    */
-  async retrieveTables(question: string | TokenMatrix, theta = RB_SQL_DEFAULT_THETA, muPrime = DEFAULT_MU_PRIME): Promise<RetrievedTableSet> {
+  async retrieveTables(question: string | TokenMatrix, theta: number = RB_SQL_DEFAULTS.theta, muPrime: number = RB_SQL_DEFAULTS.muPrime): Promise<RetrievedTableSet> {
     const scored = await this.scoreTables(question, muPrime);
     const passed = scored.filter((t) => t.score > theta);
     const fellBack = passed.length === 0 && scored.length > 0;
@@ -92,7 +88,7 @@ export class TableRetriever {
   }
 
   /** CR: columns of the given tables scoring strictly above μ. */
-  async retrieveColumns(question: string | TokenMatrix, tables: readonly string[], mu = RB_SQL_DEFAULT_MU): Promise<ScoredDocument[]> {
+  async retrieveColumns(question: string | TokenMatrix, tables: readonly string[], mu: number = RB_SQL_DEFAULTS.mu): Promise<ScoredDocument[]> {
     const query = typeof question === 'string' ? await this.encodeQuestion(question) : question;
     return this.indexes.columns.search(query, { filter: { dbId: this.database.dbId, tables }, minScore: mu });
   }

@@ -1,8 +1,9 @@
+import { DR_CHAIN_MAX_REVISIONS } from '@sqlsweep/contracts';
 import { definePipeline } from '../../define-pipeline';
 import type { Producing } from '../../define-stage';
 import { evaluateStage, goldStage } from '../../stages/common';
 import {
-  DR_CHAIN_MAX_REVISIONS, explainStage, feedbackStage, finalStage, generateStage, retrieveStage, reviseStage, simplifyStage, skeletonsStage,
+  explainStage, feedbackStage, finalStage, generateStage, retrieveStage, reviseStage, simplifyStage, skeletonsStage,
   trainSimplifyStage, trainSkeletonsStage, type RevisionState,
 } from './stages';
 

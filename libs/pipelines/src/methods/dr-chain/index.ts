@@ -11,7 +11,7 @@ export const drChainMethod: MethodModule = {
 
 export { drChainPipeline } from './graph';
 export {
-  DR_CHAIN_MAX_REVISIONS, explainStage, feedbackStage, finalStage, generateStage, retrieveStage, reviseStage, simplifyStage, skeletonsStage,
+  explainStage, feedbackStage, finalStage, generateStage, retrieveStage, reviseStage, simplifyStage, skeletonsStage,
   trainSimplifyStage, trainSkeletonsStage,
 } from './stages';
 export { questionSkeleton, schemaVocabulary } from '../../similarity';

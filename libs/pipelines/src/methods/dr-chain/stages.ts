@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DR_CHAIN_MAX_REVISIONS } from '@sqlsweep/contracts';
 import { renderSchemaDdl } from '@sqlsweep/datasets';
 import { sqlValueKey, type ExecutionResult } from '@sqlsweep/sql-sandbox';
 import { parseSqlAnswer } from '../../parse-sql';
@@ -31,8 +32,6 @@ export interface Feedback extends RevisionState {
   contents: string;
 }
 
-/** Revision steps with stage definitions; the grid caps maxRevisions at this. */
-export const DR_CHAIN_MAX_REVISIONS = 8;
 
 const dr = stagesOf('dr-chain');
 
