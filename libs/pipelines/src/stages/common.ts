@@ -23,8 +23,9 @@ export interface EvaluateOutput {
 }
 
 /**
- * Timed runs per query for VES. BIRD's script times 100 runs; 10 keeps sweeps fast on schema-sized databases and
- * still lets the 3-sigma filter work. `sqlsweep eval --metric ves` uses the official 100.
+ * Timed runs per query for VES, by the one procedure of `timeForVes` (libs/sql-sandbox: a warm-up each, then the
+ * prediction timed before the gold, as BIRD's script does). BIRD's script times 100 runs; 10 keeps sweeps fast on
+ * schema-sized databases and still lets the 3-sigma filter work. `sqlsweep eval --metric ves` uses the official 100.
  */
 export const VES_REPEATS = 10;
 
