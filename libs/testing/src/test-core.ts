@@ -19,11 +19,11 @@ export interface TestCoreSettings {
   providerEnv: Record<string, string | undefined>;
 }
 
-export interface TestCore<C> {
+export interface TestCore<C, S extends TestCoreSettings = TestCoreSettings> {
   core: C;
   /** The test file's own database (a fresh copy of the migrated template). */
   database: TestDatabase;
-  settings: TestCoreSettings;
+  settings: S;
   /** An empty temporary folder for the test's files (datasets' data, sweep configs), removed by `close()`. */
   dataDir: string;
   /** Closes the core, drops the database and removes the queue prefix's Redis keys and `dataDir`. */
@@ -41,16 +41,17 @@ export const minibenchDir = join(repoRoot, 'data', 'minibench', 'dist');
 export async function createTestCore<C extends { close(): Promise<void> }, S extends TestCoreSettings>(
   Core: new (settings: S) => C,
   overrides: Partial<S> = {},
-): Promise<TestCore<C>> {
+): Promise<TestCore<C, S>> {
   const database = await createTestDatabase();
-  const settings = {
+  const defaults: TestCoreSettings = {
     databaseUrl: database.url,
     redisUrl: testRedisUrl(),
     queuePrefix: testQueuePrefix(),
     modelsFile: join(repoRoot, 'configs', 'models.yaml'),
     providerEnv: { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' },
-    ...overrides,
-  } as S;
+  };
+  // A core's settings beyond TestCoreSettings are optional (CoreSettings' are), so these make a whole S.
+  const settings = { ...defaults, ...overrides } as S;
   const dataDir = mkdtempSync(join(tmpdir(), 'sqlsweep-test-core-'));
   let core: C;
   try {
