@@ -1,13 +1,12 @@
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
-import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { createOrchestratorApp, MAX_BODY_BYTES } from './app';
+import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
+import { MAX_BODY_BYTES } from './app';
+import { startTestApi, type TestApi } from './testing/test-api';
 
 const token = 'safety-token-0123456789';
 const auth = { authorization: `Bearer ${token}` };
@@ -15,20 +14,12 @@ const config = (pipeline: string) => `name: safety\ndataset: minibench\nsplit: d
 const corpus = mkdtempSync(join(tmpdir(), 'sqlsweep-corpus-'));
 const postgresText = /postgres|invalid byte sequence|UTF8|0x00|relation|syntax error|violates/i;
 
-async function start(t: TestDatabase, extra: Record<string, string>): Promise<{ app: INestApplication; url: string }> {
-  const env = parseEnv(appEnvSchemas.orchestrator, {
-    DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: testQueuePrefix(), PORT: '0', SQLSWEEP_API_TOKEN: token,
-    SQLSWEEP_CORPUS_DIR: corpus, ...extra,
-  });
-  const app = await createOrchestratorApp(env, { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' }, { dashboardDir: join(tmpdir(), 'no-dashboard-here') });
-  await app.listen(0, '127.0.0.1');
-  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
-}
+const start = (t: TestDatabase, extra: Record<string, string>) => startTestApi(t, { SQLSWEEP_API_TOKEN: token, SQLSWEEP_CORPUS_DIR: corpus, ...extra });
 
 /** Read policy, file knobs confined to the corpus directory, and status codes: what anyone reaching the port can do. */
 describe('orchestrator API safety (default settings: reads closed)', () => {
   let t: TestDatabase;
-  let closed: { app: INestApplication; url: string };
+  let closed: TestApi;
   let runId: string;
   let sensitive: string[];
   const outside = mkdtempSync(join(tmpdir(), 'sqlsweep-outside-'));

@@ -1,16 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { INestApplication } from '@nestjs/common';
-import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 import type { LeaderboardRowDto } from '@sqlsweep/contracts';
 import { ReportRepository, RunRepository, StageRepository, type PlannedStage } from '@sqlsweep/db';
 import { leaderboard } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { createOrchestratorApp } from './app';
+import { createTestDatabase, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
+import { startTestApi, type TestApi } from './testing/test-api';
 
 const token = 'parity-token-0123456789';
 const repoRoot = join(__dirname, '..', '..', '..');
@@ -22,21 +19,18 @@ const repoRoot = join(__dirname, '..', '..', '..');
  */
 describe('one leaderboard for the CLI and the API', () => {
   let t: TestDatabase;
-  let app: INestApplication;
+  let api: TestApi;
   let url: string;
   let runId: string;
-  const prefix = testQueuePrefix();
 
   beforeAll(async () => {
     t = await createTestDatabase();
     runId = await finishedRun(t);
-    const env = parseEnv(appEnvSchemas.orchestrator, { DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0', SQLSWEEP_API_TOKEN: token });
-    app = await createOrchestratorApp(env, { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' }, { dashboardDir: join(tmpdir(), 'no-dashboard-here') });
-    await app.listen(0, '127.0.0.1');
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    api = await startTestApi(t, { SQLSWEEP_API_TOKEN: token });
+    ({ url } = api);
   });
   afterAll(async () => {
-    await app?.close();
+    await api?.app.close();
     await t?.drop();
   });
 
@@ -49,7 +43,7 @@ describe('one leaderboard for the CLI and the API', () => {
     expect(rows.map((r) => [r.label, r.items, r.correct, r.ex])).toEqual([['t=0.0', 3, 2, (100 * 2) / 3], ['t=0.7', 3, 1, 100 / 3]]);
 
     const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), 'status', runId], {
-      cwd: repoRoot, env: { ...process.env, DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix },
+      cwd: repoRoot, env: { ...process.env, DATABASE_URL: t.url, REDIS_URL: testRedisUrl(), SQLSWEEP_QUEUE_PREFIX: api.queuePrefix },
     });
     // The table after its title, header and rule: each cell as the API gives it (rounded as the CLI shows it).
     const [title, header, , ...printed] = stdout.slice(stdout.indexOf('Leaderboard')).trimEnd().split('\n');

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 import { RunRepository } from '@sqlsweep/db';
 import { llmBudgetPrefix, RedisRateBudget } from '@sqlsweep/llm';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { createOrchestratorApp } from './app';
+import { createTestDatabase, removeQueuePrefixKeys, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
+import { startTestApi, type TestApi } from './testing/test-api';
 
 const token = 'models-token-0123456789';
 const auth = { authorization: `Bearer ${token}` };
@@ -16,19 +12,16 @@ const auth = { authorization: `Bearer ${token}` };
 /** Quota pauses through the API: listed with their reasons (all, or a run's), lifted by a bearer-guarded POST. */
 describe('orchestrator API: paused models', () => {
   let t: TestDatabase;
-  let app: INestApplication;
+  let api: TestApi;
   let url: string;
   let redis: Redis;
   let runId: string;
-  const prefix = testQueuePrefix();
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    const env = parseEnv(appEnvSchemas.orchestrator, { DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0', SQLSWEEP_API_TOKEN: token });
-    app = await createOrchestratorApp(env, { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' }, { dashboardDir: join(tmpdir(), 'no-dashboard-here') });
-    await app.listen(0, '127.0.0.1');
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    api = await startTestApi(t, { SQLSWEEP_API_TOKEN: token });
+    ({ url } = api);
     const dataset = await t.db.insertInto('datasets').values({ name: 'pauses' }).returning('id').executeTakeFirstOrThrow();
     const versionId = (await t.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 'c', format: 'minibench', source_path: '-', item_count: 1 })
       .returning('id').executeTakeFirstOrThrow()).id;
@@ -39,15 +32,14 @@ describe('orchestrator API: paused models', () => {
       stages: [],
     });
     // What a worker's LlmClient does when the provider says the quota is spent.
-    const budget = new RedisRateBudget({ redis, keyPrefix: llmBudgetPrefix(prefix) });
+    const budget = new RedisRateBudget({ redis, keyPrefix: llmBudgetPrefix(api.queuePrefix) });
     await budget.pause('gpt-paid', 'quota exhausted at provider openai: insufficient_quota');
     await budget.pause('claude-other', 'quota exhausted at provider anthropic: Your credit balance is too low');
   });
   afterAll(async () => {
-    await app?.close();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await api?.app.close();
+    if (api) await removeQueuePrefixKeys(testRedisUrl(), api.queuePrefix);
+    redis?.disconnect();
     await t?.drop();
   });
 

@@ -2,14 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 import { apiRoutes } from '@sqlsweep/contracts';
 import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
 import { Queue } from '@sqlsweep/queue';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { createOrchestratorApp } from './app';
+import { createTestDatabase, testQueuePrefix, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
+import { startTestApi } from './testing/test-api';
 
 const token = 'test-token-0123456789';
 const demoConfig = `name: api-demo
@@ -23,20 +22,14 @@ pipelines:
       temperature: [0]
 `;
 
-async function start(t: TestDatabase, prefix: string, extra: Record<string, string>, dashboardDir?: string): Promise<{ app: INestApplication; url: string }> {
-  const env = parseEnv(appEnvSchemas.orchestrator, {
-    DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0', SQLSWEEP_API_TOKEN: token, ...extra,
-  });
-  const app = await createOrchestratorApp(env, { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' }, { dashboardDir });
-  await app.listen(0, '127.0.0.1');
-  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
-}
+const start = (t: TestDatabase, prefix: string, extra: Record<string, string>, dashboardDir?: string) =>
+  startTestApi(t, { SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_API_TOKEN: token, ...extra }, { dashboardDir });
 
 /** Waiting (incl. prioritized) stage jobs under a prefix, read straight from Redis. */
 async function waitingStageJobs(prefix: string): Promise<number> {
   let n = 0;
   for (const name of ['stage-llm', 'stage-sql', 'stage-retrieval']) {
-    const q = new Queue(name, { connection: { url: process.env.REDIS_URL }, prefix });
+    const q = new Queue(name, { connection: { url: testRedisUrl() }, prefix });
     const c = await q.getJobCounts('waiting', 'prioritized', 'delayed');
     n += c.waiting + c.prioritized + c.delayed;
     await q.close();
@@ -310,7 +303,7 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
 
   it('takes a batch-mode run\'s LLM batches off the queue with its stage jobs when it is cancelled', async () => {
     const { runId } = (await (await post('/api/runs', { config: `${demoConfig}llmMode: batch\n` })).json()) as { runId: string };
-    const llm = new Queue('stage-llm', { connection: { url: process.env.REDIS_URL }, prefix });
+    const llm = new Queue('stage-llm', { connection: { url: testRedisUrl() }, prefix });
     try {
       const batches = (await llm.getJobs(['waiting', 'prioritized'])).filter((j) => j.name === 'llm.batch' && j.data.runId === runId);
       expect(batches.map((b) => b.data.model).sort()).toEqual(['sim-strong', 'sim-weak']);

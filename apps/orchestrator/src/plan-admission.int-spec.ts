@@ -1,13 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
-import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
-import { createTestDatabase, HUGE_GRID_SWEEP, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { createOrchestratorApp } from './app';
+import { createTestDatabase, HUGE_GRID_SWEEP, type TestDatabase } from '@sqlsweep/testing';
+import { startTestApi, type TestApi } from './testing/test-api';
 
 const token = 'test-token-0123456789';
 const temperatures = Array.from({ length: 30 }, (_, i) => (i / 15).toFixed(3)).join(', ');
@@ -23,21 +21,17 @@ pipelines:
 
 describe('POST /api/runs admission and planning off the event loop', () => {
   let t: TestDatabase;
-  let app: INestApplication;
+  let api: TestApi;
   let url: string;
 
   beforeAll(async () => {
     t = await createTestDatabase();
     await registerDataset(new DatasetRepository(t.db), { name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-plan-api-')) });
-    const env = parseEnv(appEnvSchemas.orchestrator, {
-      DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: testQueuePrefix(), PORT: '0', SQLSWEEP_API_TOKEN: token,
-    });
-    app = await createOrchestratorApp(env, { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' });
-    await app.listen(0, '127.0.0.1');
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    api = await startTestApi(t, { SQLSWEEP_API_TOKEN: token });
+    ({ url } = api);
   });
   afterAll(async () => {
-    await app?.close();
+    await api?.app.close();
     await t?.drop();
   });
 
