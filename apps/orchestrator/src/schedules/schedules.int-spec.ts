@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -7,28 +6,26 @@ import { Queue } from 'bullmq';
 import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 import { OrchestratorCore } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestCore, type TestCore } from '@sqlsweep/testing';
 import { BearerGuard } from '../bearer.guard';
 import { ORCHESTRATOR_CORE, ORCHESTRATOR_ENV } from '../tokens';
 import { schedulesControllers, schedulesProviders } from './index';
 
 describe('the orchestrator schedules provider and endpoints (real Redis and Postgres)', () => {
-  const prefix = testQueuePrefix();
-  let t: TestDatabase;
-  let core: OrchestratorCore;
+  let testCore: TestCore<OrchestratorCore>;
   let app: INestApplication;
   let url: string;
   let queue: Queue;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    const file = join(mkdtempSync(join(tmpdir(), 'sqlsweep-schedules-')), 'schedules.yaml');
+    testCore = await createTestCore(OrchestratorCore);
+    const { core, database, settings } = testCore;
+    const file = join(testCore.dataDir, 'schedules.yaml');
     writeFileSync(file, 'schedules:\n  nightly-demo:\n    cron: "0 2 * * *"\n    timezone: Europe/Berlin\n    sweep: configs/sweeps/demo.yaml\n');
     const env = {
-      ...parseEnv(appEnvSchemas.orchestrator, { DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, SQLSWEEP_QUEUE_PREFIX: prefix, PORT: '0', SQLSWEEP_OPEN_READS: '1' }),
+      ...parseEnv(appEnvSchemas.orchestrator, { DATABASE_URL: database.url, REDIS_URL: settings.redisUrl, SQLSWEEP_QUEUE_PREFIX: settings.queuePrefix, PORT: '0', SQLSWEEP_OPEN_READS: '1' }),
       SQLSWEEP_SCHEDULES_FILE: file,
     };
-    core = new OrchestratorCore({ databaseUrl: t.url, redisUrl: env.REDIS_URL, queuePrefix: prefix, modelsFile: 'configs/models.yaml', providerEnv: {} });
     @Module({
       controllers: [...schedulesControllers],
       providers: [{ provide: ORCHESTRATOR_ENV, useValue: env }, { provide: ORCHESTRATOR_CORE, useValue: core }, BearerGuard, ...schedulesProviders],
@@ -37,14 +34,13 @@ describe('the orchestrator schedules provider and endpoints (real Redis and Post
     app = await NestFactory.create(TestModule, { logger: ['error'] });
     await app.listen(0, '127.0.0.1');
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-    queue = new Queue('schedules', { connection: { url: env.REDIS_URL }, prefix });
+    queue = new Queue('schedules', { connection: { url: env.REDIS_URL }, prefix: settings.queuePrefix });
   });
   afterAll(async () => {
     await app?.close();
     await queue?.obliterate({ force: true });
     await queue?.close();
-    await core?.close();
-    await t?.drop();
+    await testCore?.close();
   });
 
   it('reconciles the job schedulers from the schedules file at start', async () => {
