@@ -8,11 +8,11 @@ import { parseSimConfig, startLlmSimulator, type LlmSimulator, type LlmSimulator
 import { BIRD_SAMPLE, sqlPrompt } from '@sqlsweep/llm-sim/src/testing/sim-fixtures';
 import { QueueClient } from '@sqlsweep/queue';
 import {
-  createRunUsingModel, createTestDatabase, runCli, type TestDatabase, testQueuePrefix, waitFor,
+  createRunUsingModel, createTestDatabase, runCli, type TestDatabase, testQueuePrefix, testRedisUrl, waitFor,
 } from '@sqlsweep/testing';
 import { StageRunner, type StageRunnerDeps } from '@sqlsweep/worker';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 
 /**
  * A model whose provider says its quota is spent is paused, not failed: its jobs wait (no attempt spent, no request

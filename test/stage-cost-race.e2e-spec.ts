@@ -11,10 +11,10 @@ import { BIRD_SAMPLE } from '@sqlsweep/llm-sim/src/testing/sim-fixtures';
 import { Advancer } from '@sqlsweep/orchestration';
 import type { LlmStage, StageContext } from '@sqlsweep/pipelines';
 import { QueueClient } from '@sqlsweep/queue';
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestDatabase, testQueuePrefix, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
 import { llmStageRun, StageRunner, type StageRunnerDeps } from '@sqlsweep/worker';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 
 /** The stage under test asks once and stores the raw answer: what matters here is the accounting around it. */
 const askStage: LlmStage = { kind: 'llm', prompt: () => { throw new Error('not used'); }, parse: (r: LlmResponse) => ({ sql: r.output }) };

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { createTestDatabase, spawnCli, type TestDatabase, testQueuePrefix, waitFor } from '@sqlsweep/testing';
+import { createTestDatabase, spawnCli, type TestDatabase, testQueuePrefix, testRedisUrl, waitFor } from '@sqlsweep/testing';
 
 jest.setTimeout(120_000);
 
@@ -38,7 +38,7 @@ describe('sqlsweep workers', () => {
 
   it('restarts a worker that died (kill -9), says so, and restarts none once stopped', async () => {
     const cli = spawnCli(['workers', '--count', '1', '--roles', 'sql'], {
-      DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', SQLSWEEP_QUEUE_PREFIX: testQueuePrefix(),
+      DATABASE_URL: db.url, REDIS_URL: testRedisUrl(), SQLSWEEP_QUEUE_PREFIX: testQueuePrefix(),
     });
     try {
       const first = await waitFor('the worker process', async () => {

@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { LlmClient, RedisRateBudget, queueDisposition } from '@sqlsweep/llm';
+import { testRedisUrl } from '@sqlsweep/testing';
 import { BIRD_SAMPLE, TEST_SIM_CONFIG, sqlPrompt, testCatalog } from './testing/sim-fixtures';
 import { startSimAndRedis, stopSimAndRedis, type SimAndRedis } from './testing/sim-and-redis';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 
 describe('a BullMQ worker calling the LLM through the shared budget', () => {
   let sim: SimAndRedis['sim'];

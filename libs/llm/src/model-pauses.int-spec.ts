@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+// nx-ignore-next-line
+import { testRedisUrl } from '@sqlsweep/testing';
 import { ModelPauses } from './model-pauses';
 import { RedisRateBudget } from './rate-budget';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 
 describe('ModelPauses (real Redis)', () => {
   let redis: Redis;

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+// nx-ignore-next-line
+import { testRedisUrl } from '@sqlsweep/testing';
 import { LlmError } from './errors';
 import type { BudgetLimits } from './rate-accounting';
 import { RedisRateBudget, type BudgetRequest } from './rate-budget';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 
 describe('RedisRateBudget (real Redis)', () => {
   const connections: Redis[] = [];

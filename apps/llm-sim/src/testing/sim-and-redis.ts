@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { testRedisUrl } from '@sqlsweep/testing';
 import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from '../server';
 import type { SimConfig } from '../sim-config';
 import { BIRD_SAMPLE } from './sim-fixtures';
@@ -11,7 +12,7 @@ export interface SimAndRedis {
 /** The simulator answering from the BIRD sample under `config`, and a Redis connection for a rate budget. */
 export async function startSimAndRedis(config: SimConfig): Promise<SimAndRedis> {
   const sim = await startLlmSimulator({ datasetDirs: [BIRD_SAMPLE], config });
-  return { sim, redis: new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null }) };
+  return { sim, redis: new Redis(testRedisUrl(), { maxRetriesPerRequest: null }) };
 }
 
 /** Removes the test's keys (under `prefix`), then closes both. */
