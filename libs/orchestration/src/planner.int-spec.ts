@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSweepConfig, SweepConfigError } from '@sqlsweep/contracts';
 // nx-ignore-next-line
-import { createTestCore, minibenchDir, type TestCore, type TestDatabase } from '@sqlsweep/testing';
+import { minibenchDir, useTestCore } from '@sqlsweep/testing';
 import { OrchestratorCore } from './core';
 import type { SweepPlan } from './planner';
 import { registerDataset } from './register-dataset';
@@ -14,20 +14,12 @@ const corpusDir = mkdtempSync(join(tmpdir(), 'sqlsweep-planner-corpus-'));
 
 /** Plans against real Postgres with minibench registered; nothing is stored, so every stage is needed. */
 describe('Planner (real Postgres)', () => {
-  let testCore: TestCore<OrchestratorCore>;
-  let t: TestDatabase;
-  let core: OrchestratorCore;
-
+  const testCore = useTestCore(OrchestratorCore, { corpusDir });
   beforeAll(async () => {
-    testCore = await createTestCore(OrchestratorCore, { corpusDir });
-    ({ core, database: t } = testCore);
-    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir: testCore.dataDir });
-  });
-  afterAll(async () => {
-    await testCore?.close();
+    await registerDataset(testCore.core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir: testCore.dataDir });
   });
 
-  const plan = (pipelines: string[], source = 'planner-test.yaml') => core.planner.plan(parseSweepConfig([
+  const plan = (pipelines: string[], source = 'planner-test.yaml') => testCore.core.planner.plan(parseSweepConfig([
     'name: planner-test', 'dataset: minibench', 'split: dev', 'items: { limit: 3 }', 'models: [sim-strong]', 'pipelines:',
     ...pipelines.map((p) => `  - ${p}`), '',
   ].join('\n'), source), source);
@@ -63,7 +55,7 @@ describe('Planner (real Postgres)', () => {
 
     it('refuses a missing corpus before anything is written, naming the file and the knob; a variant without RAG needs none', async () => {
       const missing = 'minibench/rag/no-such-corpus.txt';
-      const runsBefore = await t.db.selectFrom('runs').select('id').execute();
+      const runsBefore = await testCore.database.db.selectFrom('runs').select('id').execute();
       const attempt = plan(['{ pipeline: zero-shot }', `{ pipeline: r3, grid: { ragCorpus: [${missing}] } }`], 'configs/sweeps/x.yaml');
       await expect(attempt).rejects.toThrow(SweepConfigError);
       await expect(attempt).rejects.toThrow(
@@ -71,7 +63,7 @@ describe('Planner (real Postgres)', () => {
       );
       mkdirSync(join(corpusDir, 'a-folder'), { recursive: true });
       await expect(plan(['{ pipeline: r3, grid: { ragCorpus: [a-folder] } }'])).rejects.toThrow(`pipelines[0].grid.ragCorpus: cannot read the RAG corpus at ${join(corpusDir, 'a-folder')}: not a regular file`);
-      expect(await t.db.selectFrom('runs').select('id').execute()).toEqual(runsBefore);
+      expect(await testCore.database.db.selectFrom('runs').select('id').execute()).toEqual(runsBefore);
 
       const noRag = await plan([`{ pipeline: r3, grid: { rag: [false], ragCorpus: [${missing}] } }`]);
       expect(noRag.stages.some((s) => s.stage === 'r3.rag')).toBe(false);
@@ -81,14 +73,14 @@ describe('Planner (real Postgres)', () => {
       const outside = mkdtempSync(join(tmpdir(), 'sqlsweep-planner-outside-'));
       writeFileSync(join(outside, 'secret.txt'), 'SECRET\n');
       symlinkSync(join(outside, 'secret.txt'), join(corpusDir, 'link-out.txt'));
-      const runsBefore = await t.db.selectFrom('runs').select('id').execute();
+      const runsBefore = await testCore.database.db.selectFrom('runs').select('id').execute();
       for (const [path, reason] of [['/etc/passwd', '"/etc/passwd" is absolute'], ['../x', '"../x" holds ".."'], ['link-out.txt', `"link-out.txt" is a link to ${join(outside, 'secret.txt')}, outside the corpus directory ${corpusDir}`]]) {
         const error = await plan([`{ pipeline: r3, grid: { ragCorpus: ["${path}"] } }`], 'configs/sweeps/x.yaml').then(() => null, (e: unknown) => e);
         expect(error).toBeInstanceOf(SweepConfigError);
         expect((error as Error).message).toMatch(/^configs\/sweeps\/x\.yaml: pipelines\[0\]\.grid\.ragCorpus: cannot read the RAG corpus at /);
         expect((error as Error).message).toContain(reason);
       }
-      expect(await t.db.selectFrom('runs').select('id').execute()).toEqual(runsBefore);
+      expect(await testCore.database.db.selectFrom('runs').select('id').execute()).toEqual(runsBefore);
     });
   });
 
@@ -119,7 +111,7 @@ describe('Planner (real Postgres)', () => {
       const { p } = await preselect(30);
       const dbIds = [...new Set(p.items.map((i) => i.dbId))];
       expect(dbIds).toHaveLength(1); // the first three dev items share a database
-      const schema = (await core.datasets.getDatabase(p.version.id, dbIds[0]))!.schema as { tables: Array<{ columns: unknown[] }> };
+      const schema = (await testCore.core.datasets.getDatabase(p.version.id, dbIds[0]))!.schema as { tables: Array<{ columns: unknown[] }> };
       const columns = schema.tables.reduce((n, table) => n + table.columns.length, 0);
       expect((await preselect(columns)).stage).toMatchObject({ needed: 3, llmCalls: 0, inputTokens: 0 });
       expect((await preselect(columns - 1)).stage).toMatchObject({ needed: 3, llmCalls: 3 });

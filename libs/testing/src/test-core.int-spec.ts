@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { createTestCore, testRedisUrl, type TestCoreSettings } from './test-core';
+import { createTestCore, testRedisUrl, useTestCore, type TestCore, type TestCoreSettings } from './test-core';
 
 /** The smallest thing createTestCore can build: it keeps its settings and says whether it was closed. */
 class SettingsHolder {
@@ -10,6 +10,16 @@ class SettingsHolder {
   constructor(readonly settings: TestCoreSettings & { corpusDir?: string }) {}
   async close(): Promise<void> {
     this.closed = true;
+  }
+}
+
+async function databaseExists(name: string): Promise<boolean> {
+  const admin = new Client({ connectionString: (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres').replace(/\/[^/]*$/, '/postgres') });
+  await admin.connect();
+  try {
+    return Boolean((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount);
+  } finally {
+    await admin.end();
   }
 }
 
@@ -34,10 +44,23 @@ describe('createTestCore', () => {
     expect(await redis.exists(`${t.settings.queuePrefix}:stage-sql:1`)).toBe(0);
     redis.disconnect();
     expect(existsSync(t.dataDir)).toBe(false);
-    const admin = new Client({ connectionString: t.database.url.replace(/\/[^/]*$/, '/postgres') });
-    await admin.connect();
-    const left = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [t.database.name]);
-    await admin.end();
-    expect(left.rowCount).toBe(0);
+    expect(await databaseExists(t.database.name)).toBe(false);
+  });
+});
+
+describe('useTestCore', () => {
+  let used: TestCore<SettingsHolder> | undefined;
+  describe('in a describe block', () => {
+    const testCore = useTestCore(SettingsHolder);
+    it('has the core built when the tests run', async () => {
+      expect(testCore.core.settings).toBe(testCore.settings);
+      expect(await databaseExists(testCore.database.name)).toBe(true);
+      used = testCore;
+    });
+  });
+  it('closed it after the block', async () => {
+    expect(used?.core.closed).toBe(true);
+    expect(await databaseExists(used!.database.name)).toBe(false);
+    expect(existsSync(used!.dataDir)).toBe(false);
   });
 });

@@ -74,3 +74,23 @@ export async function createTestCore<C extends { close(): Promise<void> }, S ext
     },
   };
 }
+
+/**
+ * createTestCore in a `beforeAll` and its `close()` in an `afterAll` of the calling describe block. The returned
+ * object is filled in when that `beforeAll` has run: read its fields in hooks and tests, not at describe time.
+ * Jest runs `afterAll` hooks in the order they are declared, so the core closes before those declared after this
+ * call: a test with something to stop before the core (a thread, an app) uses createTestCore and closes it itself.
+ */
+export function useTestCore<C extends { close(): Promise<void> }, S extends TestCoreSettings>(
+  Core: new (settings: S) => C,
+  overrides: Partial<S> = {},
+): TestCore<C, S> {
+  const testCore = {} as TestCore<C, S>;
+  beforeAll(async () => {
+    Object.assign(testCore, await createTestCore(Core, overrides));
+  });
+  afterAll(async () => {
+    await testCore.close?.();
+  });
+  return testCore;
+}

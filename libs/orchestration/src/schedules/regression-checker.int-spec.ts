@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScheduleRepository } from '@sqlsweep/db';
 // nx-ignore-next-line
-import { createTestCore, minibenchDir, type TestCore, type TestDatabase } from '@sqlsweep/testing';
+import { minibenchDir, useTestCore } from '@sqlsweep/testing';
 import { OrchestratorCore } from '../core';
 import { registerDataset } from '../register-dataset';
 import { RegressionChecker, type RegressionAlertPayload } from './regression-checker';
@@ -14,29 +14,21 @@ import { parseSchedulesFile } from './schedules-file';
  * outcome of every item is known: night 2 breaks the strong variant, night 3 repeats night 2.
  */
 describe('regression checks of finished scheduled runs (real Postgres)', () => {
-  let testCore: TestCore<OrchestratorCore>;
-  let t: TestDatabase;
-  let core: OrchestratorCore;
+  const testCore = useTestCore(OrchestratorCore);
   let firer: ScheduleFirer;
   let schedules: ScheduleRepository;
 
   beforeAll(async () => {
-    testCore = await createTestCore(OrchestratorCore);
-    ({ core, database: t } = testCore);
-    const dir = testCore.dataDir;
+    const { core, dataDir: dir } = testCore;
     await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir: dir });
     writeFileSync(join(dir, 'sweep.yaml'), 'name: two-models\ndataset: minibench\nitems: { limit: 30 }\nmodels: [sim-strong, sim-weak]\npipelines:\n  - pipeline: zero-shot\n');
     const file = parseSchedulesFile(`schedules:\n  two: { cron: "0 2 * * *", sweep: ${join(dir, 'sweep.yaml')} }\n`, 'schedules.yaml');
     schedules = new ScheduleRepository(core.db);
     firer = new ScheduleFirer({ planner: core.planner, advancer: core.advancer, schedules, file: () => file, baseDir: dir });
   });
-  afterAll(async () => {
-    await testCore?.close();
-  });
-
   /** Writes every stage output of a run: `correct(model, index)` decides each item; `tag` makes the generated SQL differ per night. */
   async function complete(runId: string, correct: (model: string, index: number) => boolean, tag: (model: string) => string, scorer = 'bird-ex@2'): Promise<void> {
-    const rows = await t.db.selectFrom('run_stages as rs').innerJoin('variants as v', 'v.id', 'rs.variant_id')
+    const rows = await testCore.database.db.selectFrom('run_stages as rs').innerJoin('variants as v', 'v.id', 'rs.variant_id')
       .select(['rs.stage', 'rs.stage_key', 'rs.item_id', 'v.model']).where('rs.run_id', '=', runId).orderBy('rs.item_id').execute();
     const items = [...new Set(rows.map((r) => r.item_id))];
     for (const r of rows) {
@@ -45,9 +37,9 @@ describe('regression checks of finished scheduled runs (real Postgres)', () => {
       const output = r.stage === 'gold' ? { columns: ['x'], rows: [[1]] }
         : r.stage === 'zero-shot.generate' ? { sql: sqlText }
           : { correct: ok, errored: false, reason: ok ? 'same result' : 'different result', predictedSql: sqlText, scorer };
-      await core.stages.saveResult({ stageKey: r.stage_key, stage: r.stage, output, simulated: true, machine: 'test' });
+      await testCore.core.stages.saveResult({ stageKey: r.stage_key, stage: r.stage, output, simulated: true, machine: 'test' });
     }
-    expect(await core.advancer.reconcile(runId)).toMatchObject({ finished: true });
+    expect(await testCore.core.advancer.reconcile(runId)).toMatchObject({ finished: true });
   }
 
   it('compares each night with the previous one per variant, alerting only on a drop whose interval excludes zero', async () => {

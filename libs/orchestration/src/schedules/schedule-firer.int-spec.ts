@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ScheduleRepository } from '@sqlsweep/db';
 import { UnrecoverableError } from '@sqlsweep/queue';
 // nx-ignore-next-line
-import { createTestCore, minibenchDir, repoRoot, type TestCore, type TestDatabase } from '@sqlsweep/testing';
+import { minibenchDir, repoRoot, useTestCore } from '@sqlsweep/testing';
 import { OrchestratorCore } from '../core';
 import { registerDataset } from '../register-dataset';
 import { RegressionChecker } from './regression-checker';
@@ -11,17 +11,14 @@ import { ScheduleFirer } from './schedule-firer';
 import { parseSchedulesFile } from './schedules-file';
 
 describe('firing a schedule (real Postgres and Redis)', () => {
-  let testCore: TestCore<OrchestratorCore>;
-  let t: TestDatabase;
-  let core: OrchestratorCore;
+  const testCore = useTestCore(OrchestratorCore);
   let firer: ScheduleFirer;
   let schedules: ScheduleRepository;
 
   beforeAll(async () => {
-    testCore = await createTestCore(OrchestratorCore);
-    ({ core, database: t } = testCore);
-    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir: testCore.dataDir });
-    const badConfig = join(testCore.dataDir, 'bad.yaml');
+    const { core, dataDir } = testCore;
+    await registerDataset(core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir });
+    const badConfig = join(dataDir, 'bad.yaml');
     writeFileSync(badConfig, 'name: bad\ndataset: minibench\nmodels: [sim-strong]\npipelines:\n  - pipeline: no-such-pipeline\n');
     const file = parseSchedulesFile([
       'schedules:',
@@ -32,19 +29,15 @@ describe('firing a schedule (real Postgres and Redis)', () => {
     schedules = new ScheduleRepository(core.db);
     firer = new ScheduleFirer({ planner: core.planner, advancer: core.advancer, schedules, file: () => file, baseDir: repoRoot });
   });
-  afterAll(async () => {
-    await testCore?.close();
-  });
-
   const stageKeys = async (runId: string, stage: string) =>
-    new Set((await t.db.selectFrom('run_stages').select('stage_key').where('run_id', '=', runId).where('stage', '=', stage).execute()).map((r) => r.stage_key));
+    new Set((await testCore.database.db.selectFrom('run_stages').select('stage_key').where('run_id', '=', runId).where('stage', '=', stage).execute()).map((r) => r.stage_key));
 
   it('makes one nightly run per fire, however often the fire is delivered', async () => {
     const night1 = new Date('2026-11-20T02:00:00.000Z');
     const first = await firer.fire('ok', night1);
     expect(first.created).toBe(true);
     expect(await firer.fire('ok', night1)).toEqual({ runId: first.runId, created: false });
-    const run = await t.db.selectFrom('runs').selectAll().where('id', '=', first.runId).executeTakeFirstOrThrow();
+    const run = await testCore.database.db.selectFrom('runs').selectAll().where('id', '=', first.runId).executeTakeFirstOrThrow();
     expect(run).toMatchObject({ priority: 'nightly', cache_namespace: 'ok@2026-11-20T02:00:00.000Z', status: 'running', item_count: 40 });
     expect(await schedules.firesOf('ok')).toEqual([{ schedule: 'ok', firedAt: night1, cacheNamespace: 'ok@2026-11-20T02:00:00.000Z', runId: first.runId, error: null }]);
 
@@ -54,7 +47,7 @@ describe('firing a schedule (real Postgres and Redis)', () => {
     expect(await stageKeys(second.runId, 'gold')).toEqual(await stageKeys(first.runId, 'gold'));
     const generated = await stageKeys(first.runId, 'zero-shot.generate');
     expect([...(await stageKeys(second.runId, 'zero-shot.generate'))].filter((k) => generated.has(k))).toEqual([]);
-    expect(await t.db.selectFrom('runs').select('id').execute()).toHaveLength(2);
+    expect(await testCore.database.db.selectFrom('runs').select('id').execute()).toHaveLength(2);
 
     // Neither run has finished, so there is nothing to check yet.
     expect(await new RegressionChecker({ schedules, resamples: 100 }).tick()).toEqual({ checked: [], delivered: 0 });
