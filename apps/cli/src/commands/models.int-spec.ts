@@ -1,23 +1,14 @@
 import { Redis } from 'ioredis';
 import { llmBudgetPrefix, RedisRateBudget } from '@sqlsweep/llm';
 import { OrchestratorCore } from '@sqlsweep/orchestration';
-import { createRunUsingModel, createTestCore, testRedisUrl, type TestCore } from '@sqlsweep/testing';
+import { createRunUsingModel, testRedisUrl, useTestCore } from '@sqlsweep/testing';
 import { sayPauses } from './models';
 
 /** The `sqlsweep run` progress names the run's paused models and why, once per change, and says when none is left. */
 describe('sqlsweep run progress: paused models', () => {
-  let testCore: TestCore<OrchestratorCore>;
-  let core: OrchestratorCore;
-  let redis: Redis;
-  beforeAll(async () => {
-    testCore = await createTestCore(OrchestratorCore);
-    core = testCore.core;
-    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-  });
-  afterAll(async () => {
-    redis?.disconnect();
-    await testCore?.close();
-  });
+  const testCore = useTestCore(OrchestratorCore);
+  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null, lazyConnect: true });
+  afterAll(() => redis.disconnect());
 
   it('says each pause of a model the run uses, once, and when the pauses are lifted', async () => {
     const runId = await createRunUsingModel(testCore.database.db, 'gpt-paid');
@@ -25,6 +16,7 @@ describe('sqlsweep run progress: paused models', () => {
     const lines: string[] = [];
     const say = (l: string) => lines.push(l);
 
+    const { core } = testCore;
     let said = await sayPauses(core, runId, '', say);
     expect(lines).toEqual([]);
     await budget.pause('gpt-paid', 'quota exhausted at provider openai: insufficient_quota');
