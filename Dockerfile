@@ -7,7 +7,7 @@ WORKDIR /src
 COPY . .
 RUN mkdir /manifests \
  && cp package.json package-lock.json .npmrc /manifests/ \
- && for manifest in apps/*/package.json libs/*/package.json; do \
+ && for manifest in apps/*/package.json libs/*/package.json infra/package.json scripts/package.json data/minibench/package.json; do \
       mkdir -p "/manifests/$(dirname "$manifest")" && cp "$manifest" "/manifests/$manifest"; \
     done
 
