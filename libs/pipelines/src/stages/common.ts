@@ -5,10 +5,16 @@ import { from, slot, stagesReading, type CommonParams } from '../define-stage';
 /** Output of the SQL-generation stages. `sql` is null when the answer held no usable query. */
 export interface GeneratedSql { sql: string | null; parseError?: string }
 
-/** Output of the final stage of every pipeline: the item's verdict. */
+/**
+ * Output of the final stage of every pipeline: the item's verdict, one of four kinds: correct; wrong SQL (ran, or
+ * failed to run, and did not match); parse failure (`parseFailed`: the method's final answer held no SQL to run,
+ * whatever steps the method took before; never correct, never errored); errored (nothing could be scored).
+ */
 export interface EvaluateOutput {
   correct: boolean;
   errored: boolean;
+  /** The final answer held no SQL (`GeneratedSql.sql` null): counted apart from wrong SQL, though EX counts it wrong. */
+  parseFailed: boolean;
   reason: string;
   predictedSql: string | null;
   predicted: { status: ExecutionResult['status']; rows?: number; message?: string };
@@ -51,7 +57,7 @@ export const goldStage = common.compute({
  * verdicts as `sqlsweep eval --scorer <that id>`, writes included (run on a throw-away in-memory copy).
  */
 export const evaluateStage = common.compute({
-  name: 'evaluate', role: 'sql', version: 5, final: true,
+  name: 'evaluate', role: 'sql', version: 6, final: true,
   inputs: { gold: from(goldStage), prediction: slot<GeneratedSql>() },
   run: async (ctx) => {
     const scorer = sweepScorer(ctx.semantics).id;
@@ -61,15 +67,18 @@ export const evaluateStage = common.compute({
       // `datasets add` flags such gold and sweeps leave the item out; one that fails only now (a slower machine, say)
       // is an errored item, never a wrong answer: nothing can be scored against it.
       const output: EvaluateOutput = {
-        correct: false, errored: true, reason: `gold invalid (${goldInvalid.flag}): ${goldInvalid.message}`, predictedSql: generated.sql,
+        correct: false, errored: true, parseFailed: false, reason: `gold invalid (${goldInvalid.flag}): ${goldInvalid.message}`, predictedSql: generated.sql,
         predicted: { status: 'error', message: 'not executed: the gold result cannot be compared' }, scorer, metrics: { ves: 0 },
       };
       return { output };
     }
     if (generated.sql === null) {
+      // The same verdict for every method: a chain that saw a parse failure mid-way and ended with SQL is scored on
+      // that SQL; only a final answer without SQL is a parse failure. Nothing is executed for it.
+      const why = generated.parseError ?? 'unparseable answer';
       const output: EvaluateOutput = {
-        correct: false, errored: false, reason: `no prediction: ${generated.parseError ?? 'unparseable answer'}`,
-        predictedSql: null, predicted: { status: 'error', message: generated.parseError }, scorer, metrics: { ves: 0 },
+        correct: false, errored: false, parseFailed: true, reason: `parse failure: ${why}`,
+        predictedSql: null, predicted: { status: 'error', message: `not executed: the answer held no SQL (${why})` }, scorer, metrics: { ves: 0 },
       };
       return { output };
     }
@@ -84,6 +93,7 @@ export const evaluateStage = common.compute({
     const output: EvaluateOutput = {
       correct: verdict.correct,
       errored: false,
+      parseFailed: false,
       reason: verdict.divergent ? `${verdict.reason} [divergent: ${verdict.divergent}]` : verdict.reason,
       predictedSql: generated.sql,
       predicted: pred.status === 'ok' ? { status: 'ok', rows: pred.rows.length }

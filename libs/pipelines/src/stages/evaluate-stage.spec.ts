@@ -93,3 +93,50 @@ describe('the evaluate stage scores through the named scorer of the dataset form
     expect(output.reason).toContain('[divergent: ');
   });
 });
+
+describe('the evaluate stage with a final answer that held no SQL', () => {
+  let dir: string;
+  let pool: SandboxPool;
+  const goldSql = 'SELECT name FROM item ORDER BY id';
+  const context = (inputs: Record<string, unknown>) => ({
+    item: { itemId: 'dev-1', dbId: 'shop', question: 'q', evidence: null, goldSql }, dbPath: join(dir, 'shop.sqlite'), semantics: 'bird', inputs,
+    services: { sandbox: pool, sqlDeadlineMs: 2_000 },
+  }) as unknown as StageContext;
+  const evaluate = async (prediction: { sql: string | null; parseError?: string }) => {
+    const gold = (await goldStage.implementation.run(context({}))).output as ExecutionResult;
+    return (await evaluateStage.implementation.run(context({ gold, prediction }))).output as EvaluateOutput;
+  };
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-evaluate-parse-'));
+    const db = new Database(join(dir, 'shop.sqlite'));
+    db.exec("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'pen'), (2, 'ink');");
+    db.close();
+    pool = new SandboxPool({ size: 1, deadlineMs: 2_000, maxRows: 10, standby: false });
+  });
+  afterAll(async () => {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives the parse-failure verdict, with the parser\'s reason, not a wrong answer or an error', async () => {
+    const output = await evaluate({ sql: null, parseError: 'no SQL found in the answer' });
+    expect(output).toMatchObject({
+      correct: false, errored: false, parseFailed: true, predictedSql: null, scorer: 'bird-ex@2', metrics: { ves: 0 },
+      reason: 'parse failure: no SQL found in the answer',
+    });
+    expect(output.predicted.message).toContain('not executed');
+  });
+
+  it('gives it without a parse error too (a method that records none)', async () => {
+    expect(await evaluate({ sql: null })).toMatchObject({ parseFailed: true, correct: false, errored: false, reason: 'parse failure: unparseable answer' });
+  });
+
+  it('scores SQL that does not run as a wrong answer, not a parse failure', async () => {
+    expect(await evaluate({ sql: 'SELECT nope FROM item' })).toMatchObject({ correct: false, errored: false, parseFailed: false });
+  });
+
+  it('scores SQL kept after a failed revision (parseError beside SQL) on that SQL: a chain that ends with SQL did not fail to parse', async () => {
+    expect(await evaluate({ sql: goldSql, parseError: 'revision 2 held no SQL; kept the previous query' })).toMatchObject({ correct: true, parseFailed: false });
+  });
+});
