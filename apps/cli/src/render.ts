@@ -29,8 +29,8 @@ export function renderLeaderboard(rows: LeaderboardRowDto[]): string {
   const simulated = rows.some((r) => r.simulated);
   return [
     `Leaderboard${simulated ? '  [simulated: answers come from the LLM simulator, not a real model]' : ''}`,
-    table(['variant', 'EX %', 'scorer', 'correct', 'items', 'errors', 'tokens in', 'tokens out', 'cost $', 'ms/item'], rows.map((r) => [
-      r.label, r.ex.toFixed(1), r.scorer ?? '-', r.correct, r.items, r.errors, r.inputTokens, r.outputTokens, r.costUsd.toFixed(4), r.meanLatencyMs.toFixed(0),
+    table(['variant', 'EX %', 'scorer', 'correct', 'parse failures', 'items', 'errors', 'tokens in', 'tokens out', 'cost $', 'ms/item'], rows.map((r) => [
+      r.label, r.ex.toFixed(1), r.scorer ?? '-', r.correct, r.parseFailures, r.items, r.errors, r.inputTokens, r.outputTokens, r.costUsd.toFixed(4), r.meanLatencyMs.toFixed(0),
     ])),
   ].join('\n');
 }

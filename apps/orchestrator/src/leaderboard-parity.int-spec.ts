@@ -40,7 +40,7 @@ describe('one leaderboard for the CLI and the API', () => {
     const body = await res.text();
     expect(body).toBe(JSON.stringify(await leaderboard(new ReportRepository(t.db), runId)));
     const rows = JSON.parse(body) as LeaderboardRowDto[];
-    expect(rows.map((r) => [r.label, r.items, r.correct, r.ex])).toEqual([['t=0.0', 3, 2, (100 * 2) / 3], ['t=0.7', 3, 1, 100 / 3]]);
+    expect(rows.map((r) => [r.label, r.items, r.correct, r.parseFailures, r.ex])).toEqual([['t=0.0', 3, 2, 0, (100 * 2) / 3], ['t=0.7', 3, 1, 1, 100 / 3]]);
 
     const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), 'status', runId], {
       cwd: repoRoot, env: { ...process.env, DATABASE_URL: t.url, REDIS_URL: testRedisUrl(), SQLSWEEP_QUEUE_PREFIX: api.queuePrefix },
@@ -48,9 +48,9 @@ describe('one leaderboard for the CLI and the API', () => {
     // The table after its title, header and rule: each cell as the API gives it (rounded as the CLI shows it).
     const [title, header, , ...printed] = stdout.slice(stdout.indexOf('Leaderboard')).trimEnd().split('\n');
     expect(title).toBe('Leaderboard  [simulated: answers come from the LLM simulator, not a real model]');
-    expect(header.trim().split(/\s{2,}/)).toEqual(['variant', 'EX %', 'scorer', 'correct', 'items', 'errors', 'tokens in', 'tokens out', 'cost $', 'ms/item']);
+    expect(header.trim().split(/\s{2,}/)).toEqual(['variant', 'EX %', 'scorer', 'correct', 'parse failures', 'items', 'errors', 'tokens in', 'tokens out', 'cost $', 'ms/item']);
     expect(printed.map((line) => line.trim().split(/\s{2,}/))).toEqual(rows.map((r) => [
-      r.label, r.ex.toFixed(1), r.scorer ?? '-', r.correct, r.items, r.errors, r.inputTokens, r.outputTokens, r.costUsd.toFixed(4), r.meanLatencyMs.toFixed(0),
+      r.label, r.ex.toFixed(1), r.scorer ?? '-', r.correct, r.parseFailures, r.items, r.errors, r.inputTokens, r.outputTokens, r.costUsd.toFixed(4), r.meanLatencyMs.toFixed(0),
     ].map(String)));
   }, 120_000);
 });
@@ -80,14 +80,17 @@ async function finishedRun(t: TestDatabase): Promise<string> {
     sweep: { name: 'parity', source: '-', config: {}, configHash: 'parity' }, datasetVersionId: version.id, priority: 'interactive',
     itemCount: items.length, stageJobs: stages.length, reusedStages: 0, simulated: true, variants, stages,
   });
-  // Variant 0 gets q1 and q2 right, variant 1 only q1; tokens, cost and latency differ per item.
+  // Variant 0 gets q1 and q2 right, variant 1 only q1 (its answer to q3 held no SQL); tokens, cost and latency differ per item.
   const correct = [['q1', 'q2'], ['q1']];
+  const unparsed = [[], ['q3']];
   await new StageRepository(t.db).saveResults(stages.map((s, i) => {
     const vi = variants.findIndex((v) => v.id === s.variantId);
     return {
       stageKey: s.stageKey, stage: s.stage, simulated: true, machine: 'test', runId, variantId: s.variantId,
       inputTokens: 100 + i, outputTokens: 10 + i, costUsd: 0.0013 * (i + 1), latencyMs: 250 + 37 * i,
-      output: { correct: correct[vi].includes(s.itemId), errored: false, reason: 'compared', predictedSql: 'SELECT 1', scorer: 'bird-ex@2', metrics: { ves: 0.5 + i / 10 } },
+      output: unparsed[vi].includes(s.itemId)
+        ? { correct: false, errored: false, parseFailed: true, reason: 'parse failure: no SQL', predictedSql: null, scorer: 'bird-ex@2', metrics: { ves: 0 } }
+        : { correct: correct[vi].includes(s.itemId), errored: false, parseFailed: false, reason: 'compared', predictedSql: 'SELECT 1', scorer: 'bird-ex@2', metrics: { ves: 0.5 + i / 10 } },
     };
   }));
   await runs.materializeItemResults([runId]);

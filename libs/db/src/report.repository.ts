@@ -16,7 +16,7 @@ const itemSortSql = {
 export type ItemSortColumn = keyof typeof itemSortSql;
 
 export interface ItemResultFilter {
-  variantId?: string; itemId?: string; correct?: boolean; errored?: boolean; difficulty?: string; dbId?: string; q?: string;
+  variantId?: string; itemId?: string; correct?: boolean; errored?: boolean; parseFailed?: boolean; difficulty?: string; dbId?: string; q?: string;
   sort: ItemSortColumn; order: 'asc' | 'desc'; limit: number; offset: number;
 }
 
@@ -26,6 +26,8 @@ export interface ItemResultView {
   inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number; simulated: boolean; metrics: Record<string, unknown>;
   /** The named scorer of the verdict (`bird-ex@2`); null when the item's stages failed before it was scored. */
   scorer: string | null;
+  /** The final answer held no SQL: a parse failure, counted apart from wrong SQL. */
+  parseFailed: boolean;
 }
 
 export interface RunListRow {
@@ -35,7 +37,10 @@ export interface RunListRow {
 }
 
 export interface VariantScoreRow {
-  variantId: string; items: number; correct: number; errors: number; inputTokens: number; outputTokens: number;
+  variantId: string; items: number; correct: number; errors: number;
+  /** Items whose final answer held no SQL (not correct, not errored). */
+  parseFailures: number;
+  inputTokens: number; outputTokens: number;
   costUsd: number; meanLatencyMs: number; simulated: boolean;
   /** The scorers of the variant's item results, comma-separated (one in practice); null when none names one. */
   scorer: string | null;
@@ -52,13 +57,19 @@ export interface StageTraceRow {
 
 export interface StageProgress { stage: string; planned: number; done: number; failed: number }
 
-export interface PairedOutcomeRow { itemId: string; difficulty: string | null; a: boolean; b: boolean }
+export interface PairedOutcomeRow {
+  itemId: string; difficulty: string | null; a: boolean; b: boolean;
+  /** Whether each side's final answer held no SQL (a parse failure; then that side is not correct). */
+  parseFailedA: boolean; parseFailedB: boolean;
+}
 
 export interface ExportRow {
   variantId: string; variantLabel: string; itemId: string; position: number; dbId: string; question: string;
   goldSql: string; difficulty: string | null; correct: boolean; errored: boolean; reason: string; predictedSql: string | null;
   /** The named scorer of `correct` (`bird-ex@2`); null for results stored before scorers were named. */
   scorer: string | null;
+  /** The final answer held no SQL: a parse failure, counted apart from wrong SQL. */
+  parseFailed: boolean;
   inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number; simulated: boolean;
 }
 
@@ -121,7 +132,8 @@ export class ReportRepository {
     const [scores, byDifficulty, metrics] = await Promise.all([
       sql<VariantScoreRow>`
         SELECT variant_id AS "variantId", count(*)::int AS items, count(*) FILTER (WHERE correct)::int AS correct,
-          count(*) FILTER (WHERE errored)::int AS errors, sum(input_tokens)::float8 AS "inputTokens",
+          count(*) FILTER (WHERE errored)::int AS errors, count(*) FILTER (WHERE parse_failed)::int AS "parseFailures",
+          sum(input_tokens)::float8 AS "inputTokens",
           sum(output_tokens)::float8 AS "outputTokens", sum(cost_usd) AS "costUsd", avg(latency_ms) AS "meanLatencyMs",
           bool_or(simulated) AS simulated, string_agg(DISTINCT scorer, ',' ORDER BY scorer) AS scorer
         FROM item_results WHERE run_id = ${runId} GROUP BY variant_id`.execute(this.db),
@@ -143,6 +155,7 @@ export class ReportRepository {
       AND (${f.itemId ?? null}::text IS NULL OR ir.item_id = ${f.itemId ?? null}::text)
       AND (${f.correct ?? null}::boolean IS NULL OR ir.correct = ${f.correct ?? null}::boolean)
       AND (${f.errored ?? null}::boolean IS NULL OR ir.errored = ${f.errored ?? null}::boolean)
+      AND (${f.parseFailed ?? null}::boolean IS NULL OR ir.parse_failed = ${f.parseFailed ?? null}::boolean)
       AND (${f.difficulty ?? null}::text IS NULL OR ir.difficulty = ${f.difficulty ?? null}::text)
       AND (${f.dbId ?? null}::text IS NULL OR di.db_id = ${f.dbId ?? null}::text)
       AND (${f.q ?? null}::text IS NULL OR strpos(lower(di.question), lower(${f.q ?? null}::text)) > 0 OR strpos(lower(ir.item_id), lower(${f.q ?? null}::text)) > 0)`;
@@ -158,7 +171,7 @@ export class ReportRepository {
         SELECT ir.run_id AS "runId", ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId",
           di.db_id AS "dbId", di.question, ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql",
           ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd",
-          ir.latency_ms AS "latencyMs", ir.simulated, ir.metrics, ir.scorer
+          ir.latency_ms AS "latencyMs", ir.simulated, ir.metrics, ir.scorer, ir.parse_failed AS "parseFailed"
         ${from} WHERE ${where}
         ORDER BY ${sortColumn} ${order} NULLS LAST, di.position, v.position
         LIMIT ${f.limit} OFFSET ${f.offset}`.execute(this.db),
@@ -220,7 +233,8 @@ export class ReportRepository {
   /** Items scored under both sides, each with its correctness under A and B. */
   async pairedOutcomes(a: { runId: string; variantId: string }, b: { runId: string; variantId: string }): Promise<PairedOutcomeRow[]> {
     const { rows } = await sql<PairedOutcomeRow>`
-      SELECT ra.item_id AS "itemId", coalesce(ra.difficulty, rb.difficulty) AS difficulty, ra.correct AS a, rb.correct AS b
+      SELECT ra.item_id AS "itemId", coalesce(ra.difficulty, rb.difficulty) AS difficulty, ra.correct AS a, rb.correct AS b,
+        ra.parse_failed AS "parseFailedA", rb.parse_failed AS "parseFailedB"
       FROM item_results ra JOIN item_results rb ON rb.item_id = ra.item_id AND rb.run_id = ${b.runId} AND rb.variant_id = ${b.variantId}
       WHERE ra.run_id = ${a.runId} AND ra.variant_id = ${a.variantId}
       ORDER BY ra.item_id`.execute(this.db);
@@ -232,7 +246,7 @@ export class ReportRepository {
     const { rows } = await sql<ExportRow>`
       SELECT ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId", di.position, di.db_id AS "dbId",
         di.question, di.gold_sql AS "goldSql", ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql", ir.scorer,
-        ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd", ir.latency_ms AS "latencyMs", ir.simulated
+        ir.parse_failed AS "parseFailed", ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd", ir.latency_ms AS "latencyMs", ir.simulated
       FROM item_results ir JOIN runs r ON r.id = ir.run_id JOIN variants v ON v.id = ir.variant_id
       JOIN dataset_items di ON di.version_id = r.dataset_version_id AND di.item_id = ir.item_id
       WHERE ir.run_id = ${runId} AND (${variantId ?? null}::uuid IS NULL OR ir.variant_id = ${variantId ?? null}::uuid)

@@ -147,7 +147,7 @@ export class RunRepository {
         GROUP BY f.run_id, f.variant_id, f.item_id
       )
       INSERT INTO item_results (run_id, variant_id, item_id, final_stage_key, correct, errored, reason, predicted_sql,
-                                difficulty, input_tokens, output_tokens, cost_usd, latency_ms, simulated, metrics, scorer)
+                                difficulty, input_tokens, output_tokens, cost_usd, latency_ms, simulated, metrics, scorer, parse_failed)
       SELECT i.run_id, i.variant_id, i.item_id, i.final_key,
         coalesce((fr.output->>'correct')::boolean, false),
         fr.stage_key IS NULL OR coalesce((fr.output->>'errored')::boolean, false),
@@ -159,7 +159,8 @@ export class RunRepository {
            FROM run_stages s2 JOIN stage_results r2 ON r2.stage_key = s2.stage_key,
                 jsonb_each(CASE WHEN jsonb_typeof(r2.output->'metrics') = 'object' THEN r2.output->'metrics' ELSE '{}'::jsonb END) e
           WHERE s2.run_id = i.run_id AND s2.variant_id = i.variant_id AND s2.item_id = i.item_id),
-        fr.output->>'scorer'
+        fr.output->>'scorer',
+        coalesce((fr.output->>'parseFailed')::boolean, false)
       FROM item_stages i
       JOIN runs ON runs.id = i.run_id
       LEFT JOIN dataset_items di ON di.version_id = runs.dataset_version_id AND di.item_id = i.item_id -- gone: still closed
@@ -213,8 +214,9 @@ export class RunRepository {
       const results = await tx.selectFrom('item_results').select(sql<number>`count(*)`.as('n')).where('run_id', '=', runId).executeTakeFirstOrThrow();
       if (Number(results.n) < Number(variants.n) * run.item_count) return false;
       await sql`
-        INSERT INTO run_summaries (run_id, variant_id, items, correct, errors, ex, input_tokens, output_tokens, cost_usd, wall_ms, simulated, metrics, scorer)
+        INSERT INTO run_summaries (run_id, variant_id, items, correct, errors, parse_failures, ex, input_tokens, output_tokens, cost_usd, wall_ms, simulated, metrics, scorer)
         SELECT ir.run_id, ir.variant_id, count(*), count(*) FILTER (WHERE ir.correct), count(*) FILTER (WHERE ir.errored),
+          count(*) FILTER (WHERE ir.parse_failed),
           100.0 * count(*) FILTER (WHERE ir.correct) / count(*), sum(ir.input_tokens), sum(ir.output_tokens), sum(ir.cost_usd),
           1000 * extract(epoch FROM max(ir.created_at) - ${run.created_at}::timestamptz), bool_or(ir.simulated),
           (SELECT coalesce(jsonb_object_agg(m.key, m.mean), '{}'::jsonb) FROM (

@@ -63,6 +63,8 @@ export interface ItemResultsTable {
   metrics: ColumnType<Record<string, number>, string | undefined, string>;
   /** The named scorer of the verdict (`bird-ex@2`); null for an item whose stages failed, or rows from before scorers. */
   scorer: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The final answer held no SQL (the evaluate stage's `parseFailed`): not correct, not errored, counted apart. */
+  parse_failed: ColumnType<boolean, boolean | undefined, boolean>;
 }
 export interface RunSummariesTable {
   run_id: string; variant_id: string; items: number; correct: number; errors: number; ex: number;
@@ -71,6 +73,8 @@ export interface RunSummariesTable {
   metrics: ColumnType<Record<string, number>, string | undefined, string>;
   /** The scorers of the variant's item results, comma-separated (one in practice); null when none names one. */
   scorer: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Items whose final answer held no SQL (item_results.parse_failed). */
+  parse_failures: ColumnType<number, number | undefined, number>;
 }
 
 export interface Database {

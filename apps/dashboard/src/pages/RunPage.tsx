@@ -65,6 +65,7 @@ function Leaderboard({ runId, rows }: { runId: string; rows: LeaderboardRowDto[]
         <thead>
           <tr>
             <th>compare</th><th>variant</th><th>model</th><th>pipeline</th><th className="num">items</th><th className="num">EX %</th><th>scorer</th>
+            <th className="num" title="items whose final answer held no SQL: not correct under EX, counted apart from wrong SQL">parse failures</th>
             {hasVes && <th className="num">VES</th>}
             {difficulties.map((d) => <th key={d} className="num">EX {d}</th>)}
             <th className="num">errors</th><th className="num">tokens in</th><th className="num">tokens out</th><th className="num">cost</th>
@@ -81,6 +82,7 @@ function Leaderboard({ runId, rows }: { runId: string; rows: LeaderboardRowDto[]
               <td className="num" data-col="items">{r.items}</td>
               <td className="num strong" data-col="ex">{pct(r.ex)}</td>
               <td className="muted" data-col="scorer" title="the named scorer and version that gave the verdicts">{r.scorer ?? '–'}</td>
+              <td className="num" data-col="parse-failures">{r.parseFailures}</td>
               {hasVes && <td className="num" data-col="ves">{pct(r.ves)}</td>}
               {difficulties.map((d) => {
                 const s = r.byDifficulty.find((x) => x.difficulty === d);

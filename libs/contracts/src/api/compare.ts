@@ -17,6 +17,8 @@ export const compareQuerySchema = z.object({
 const sideSchema = z.object({
   runId: z.string().uuid(), variantId: z.string().uuid(), label: z.string(), items: z.number().int(), correct: z.number().int(),
   ex: z.number(), costUsd: z.number(), simulated: z.boolean(),
+  /** Paired items whose final answer held no SQL on this side (parse failures, counted apart from wrong SQL). */
+  parseFailures: z.number().int(),
   /** The named scorer(s) of this side's verdicts (`bird-ex@2`); null when none names one. */
   scorer: z.string().nullable(),
 });

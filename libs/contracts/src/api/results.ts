@@ -10,6 +10,8 @@ export const itemResultsQuerySchema = z.object({
   variantId: z.string().uuid().optional(),
   correct: booleanParam.optional(),
   errored: booleanParam.optional(),
+  /** Only items whose final answer held no SQL (`true`), or only the others (`false`). */
+  parseFailed: booleanParam.optional(),
   difficulty: z.string().min(1).optional(),
   dbId: z.string().min(1).optional(),
   /** Case-insensitive substring of the question or the item id. */
@@ -42,6 +44,11 @@ export const itemResultSchema = z.object({
   metrics: z.record(z.string(), z.unknown()),
   /** The named scorer of the verdict, `name@version` (`bird-ex@2`); null when the item's stages failed before scoring. */
   scorer: z.string().nullable(),
+  /**
+   * The verdict is a parse failure: the method's final answer held no SQL. `correct` and `errored` are false (EX
+   * counts it as not correct), and it is counted apart from a wrong SQL.
+   */
+  parseFailed: z.boolean(),
 }).meta({ id: 'ItemResult' });
 export type ItemResultDto = z.infer<typeof itemResultSchema>;
 export const itemResultsPageSchema = pageSchema(itemResultSchema).meta({ id: 'ItemResultsPage' });

@@ -49,6 +49,11 @@ export const leaderboardRowSchema = z.object({
   items: z.number().int(),
   correct: z.number().int(),
   errors: z.number().int(),
+  /**
+   * Items whose final answer held no SQL (parse failures): not correct under EX, but counted apart from wrong SQL.
+   * items = correct + wrong SQL + parseFailures + errors.
+   */
+  parseFailures: z.number().int(),
   ex: z.number(),
   /** The named scorer(s) of `ex`, `name@version` (`bird-ex@2`), comma-separated if items differ; null when none names one. */
   scorer: z.string().nullable(),

@@ -64,8 +64,9 @@ export async function compareVariants(repo: ReportRepository, q: { runA: string;
   const side = (s: Side, scores: typeof scoresA, pick: 'a' | 'b') => {
     const score = scores.scores.find((x) => x.variantId === s.variant.id);
     const correct = pairs.filter((p) => p[pick]).length;
+    const parseFailures = pairs.filter((p) => (pick === 'a' ? p.parseFailedA : p.parseFailedB)).length;
     return {
-      runId: s.runId, variantId: s.variant.id, label: s.variant.label, items: pairs.length, correct,
+      runId: s.runId, variantId: s.variant.id, label: s.variant.label, items: pairs.length, correct, parseFailures,
       ex: (100 * correct) / pairs.length, costUsd: score?.costUsd ?? 0, simulated: score?.simulated ?? false,
       scorer: score?.scorer ?? null,
     };

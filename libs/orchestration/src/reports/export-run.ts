@@ -6,14 +6,14 @@ import { ReportQueryError } from './query-error';
 export interface ExportFile { contentType: string; filename: string; body: string }
 
 const resultColumns = [
-  'variantId', 'variantLabel', 'itemId', 'dbId', 'difficulty', 'correct', 'scorer', 'errored', 'reason', 'predictedSql', 'goldSql',
+  'variantId', 'variantLabel', 'itemId', 'dbId', 'difficulty', 'correct', 'scorer', 'errored', 'parseFailed', 'reason', 'predictedSql', 'goldSql',
   'question', 'inputTokens', 'outputTokens', 'costUsd', 'latencyMs', 'simulated',
 ] as const;
 
 function resultRecord(r: ExportRow): Record<(typeof resultColumns)[number], string | number | boolean | null> {
   return {
     variantId: r.variantId, variantLabel: r.variantLabel, itemId: r.itemId, dbId: r.dbId, difficulty: r.difficulty,
-    correct: r.correct, scorer: r.scorer, errored: r.errored, reason: r.reason, predictedSql: r.predictedSql, goldSql: r.goldSql,
+    correct: r.correct, scorer: r.scorer, errored: r.errored, parseFailed: r.parseFailed, reason: r.reason, predictedSql: r.predictedSql, goldSql: r.goldSql,
     question: r.question, inputTokens: r.inputTokens, outputTokens: r.outputTokens, costUsd: r.costUsd, latencyMs: r.latencyMs,
     simulated: r.simulated,
   };

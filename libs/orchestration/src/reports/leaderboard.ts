@@ -14,7 +14,7 @@ export async function leaderboard(repo: ReportRepository, runId: string): Promis
     const means = Object.fromEntries(metrics.filter((m) => m.variantId === v.id).map((m) => [m.metric, m.mean]));
     return [{
       variantId: v.id, variantKey: v.variant_key, label: v.label, pipeline: v.pipeline, model: v.model, sampleIndex: v.sample_index,
-      params: scalarParams(v.params), items: s.items, correct: s.correct, errors: s.errors, ex: (100 * s.correct) / s.items,
+      params: scalarParams(v.params), items: s.items, correct: s.correct, errors: s.errors, parseFailures: s.parseFailures, ex: (100 * s.correct) / s.items,
       scorer: s.scorer, ves: means.ves ?? null,
       metrics: means,
       byDifficulty: byDifficulty.filter((d) => d.variantId === v.id).map((d) => ({ difficulty: d.difficulty, items: d.items, correct: d.correct, ex: (100 * d.correct) / d.items })),
