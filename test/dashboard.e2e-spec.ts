@@ -86,6 +86,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
       expect(Number(await cell('items'))).toBe(s.items);
       expect(await cell('ex')).toBe(s.ex.toFixed(2));
       expect(await cell('scorer')).toBe(s.scorer); // the named scorer beside every EX
+      expect(Number(await cell('parse-failures'))).toBe(s.parse_failures);
       expect(count(await cell('input-tokens'))).toBe(Number(s.input_tokens));
       expect(count(await cell('output-tokens'))).toBe(Number(s.output_tokens));
       expect(money(await cell('cost'))).toBeCloseTo(s.cost_usd, 4);

@@ -48,7 +48,7 @@ describe('orchestrator API over a finished demo sweep', () => {
   async function storedResults() {
     return e2e.db.selectFrom('item_results as r').innerJoin('runs', 'runs.id', 'r.run_id')
       .innerJoin('dataset_items as i', (j) => j.onRef('i.version_id', '=', 'runs.dataset_version_id').onRef('i.item_id', '=', 'r.item_id'))
-      .select(['r.variant_id', 'r.item_id', 'r.correct', 'r.predicted_sql', 'r.cost_usd', 'r.difficulty', 'r.scorer', 'i.position', 'i.db_id', 'i.gold_sql'])
+      .select(['r.variant_id', 'r.item_id', 'r.correct', 'r.parse_failed', 'r.predicted_sql', 'r.cost_usd', 'r.difficulty', 'r.scorer', 'i.position', 'i.db_id', 'i.gold_sql'])
       .where('r.run_id', '=', runId).orderBy('i.position').execute();
   }
 
@@ -68,6 +68,7 @@ describe('orchestrator API over a finished demo sweep', () => {
       expect(s.scorer).toBe('bird-ex@2');
       expect(row.scorer).toBe(s.scorer);
       expect(row.correct).toBe(s.correct);
+      expect(row.parseFailures).toBe(s.parse_failures); // counted apart from wrong SQL, beside EX
       expect(row.costUsd).toBeCloseTo(s.cost_usd, 9);
       expect(row.simulated).toBe(true);
       const stored = (s as unknown as { metrics: Record<string, number> }).metrics;
@@ -180,9 +181,12 @@ describe('orchestrator API over a finished demo sweep', () => {
       const spiderFile = e2e.writeFile(`${v.id}.sql`, spider);
       expect(readSpiderPredictions(spiderFile)).toEqual(mine.map((r) => (r.predicted_sql ?? 'SELECT').replace(/[\t\r\n]+/g, ' ').trim() || 'SELECT'));
     }
-    const jsonl = (await (await fetch(`${url}/api/runs/${runId}/export?format=jsonl`, { headers: auth })).text()).trim().split('\n').map((l) => JSON.parse(l) as { itemId: string; variantId: string; correct: boolean; simulated: boolean; scorer: string | null });
+    const jsonl = (await (await fetch(`${url}/api/runs/${runId}/export?format=jsonl`, { headers: auth })).text()).trim().split('\n').map((l) => JSON.parse(l) as { itemId: string; variantId: string; correct: boolean; parseFailed: boolean; simulated: boolean; scorer: string | null });
     expect(jsonl).toHaveLength(120);
-    for (const r of stored) expect(jsonl.find((j) => j.itemId === r.item_id && j.variantId === r.variant_id)?.correct).toBe(r.correct);
+    for (const r of stored) {
+      const exported = jsonl.find((j) => j.itemId === r.item_id && j.variantId === r.variant_id);
+      expect([exported?.correct, exported?.parseFailed]).toEqual([r.correct, r.parse_failed]);
+    }
     expect(jsonl.every((j) => j.simulated)).toBe(true);
     expect(jsonl.map((j) => j.scorer)).toEqual(jsonl.map(() => 'bird-ex@2')); // each verdict names its scorer
     const csv = (await (await fetch(`${url}/api/runs/${runId}/export?format=csv&variantId=${variants[0].id}`, { headers: auth })).text()).trimEnd().split('\r\n');

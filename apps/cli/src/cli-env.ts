@@ -13,5 +13,6 @@ export async function openCore(env: CommonEnv = cliEnv()): Promise<OrchestratorC
     modelsFile: env.SQLSWEEP_MODELS_FILE, providerEnv: process.env,
     admission: { maxVariants: env.SQLSWEEP_MAX_VARIANTS, maxStageJobs: env.SQLSWEEP_MAX_STAGE_JOBS },
     datasetStore: datasetStoreSettings(env, 'sqlsweep environment'),
+    retrieval: { dataDir: env.SQLSWEEP_DATA_DIR, encoderDir: process.env.SQLSWEEP_ENCODER_DIR, progress: true },
   });
 }

@@ -28,6 +28,7 @@ export async function createOrchestratorApp(env: AppEnv<'orchestrator'>, provide
     modelsFile: env.SQLSWEEP_MODELS_FILE, providerEnv, corpusDir: env.SQLSWEEP_CORPUS_DIR,
     admission: { maxVariants: env.SQLSWEEP_MAX_VARIANTS, maxStageJobs: env.SQLSWEEP_MAX_STAGE_JOBS },
     datasetStore: datasetStoreSettings(env, 'orchestrator environment'),
+    retrieval: { dataDir: env.SQLSWEEP_DATA_DIR, encoderDir: providerEnv.SQLSWEEP_ENCODER_DIR },
   });
   core.startAdvancing();
   for (const runId of await core.runs.runningRuns()) await core.advancer.reconcile(runId);

@@ -1,5 +1,6 @@
 export * from './pipeline-params';
 export { grid } from './pipelines/grid';
+export { describeOperatingPoint, isOperatingPoint, operatingPointSchema, type OperatingPoint } from './pipelines/operating-point';
 export { RB_SQL_DEFAULTS, RB_SQL_MAX_CORRECTIONS, RB_SQL_MAX_SHOTS } from './pipelines/rb-sql';
 export { DR_CHAIN_MAX_REVISIONS } from './pipelines/dr-chain';
 export * from './sweep-config';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { OperatingPoint } from './pipelines/operating-point';
 import { zeroShotGrids } from './pipelines/zero-shot';
 import { rbSqlGrids } from './pipelines/rb-sql';
 import { r3Grids } from './pipelines/r3';
@@ -22,10 +23,20 @@ export const pipelineGrids = {
 export type PipelineName = keyof typeof pipelineGrids;
 export const pipelineNames = Object.keys(pipelineGrids) as PipelineName[];
 
-/** Scalar parameters of one variant: one value per knob. */
-export type VariantParams = Record<string, string | number | boolean>;
+/** One grid value: a scalar, or a threshold's operating point that the planner resolves to a number. */
+export type KnobValue = string | number | boolean | OperatingPoint;
 
-/** The values of one variant of pipeline P: each knob's grid element type (`theta: number`, `shotSelection: 'random' | ...`). */
+/** Parameters of one variant: one value per knob. Operating points are resolved by the planner before keying. */
+export type VariantParams = Record<string, KnobValue>;
+
+/** A variant's parameters once the planner resolved its operating points: scalars only (what stage keys hash). */
+export type ResolvedVariantParams = Record<string, string | number | boolean>;
+
+/**
+ * The values one stage of pipeline P reads: each knob's grid element type (`shotSelection: 'random' | ...`), with a
+ * threshold's operating point already resolved to its number (`theta: number`) — the planner does that before any
+ * stage is keyed or run.
+ */
 export type PipelineKnobs<P extends PipelineName> = {
-  [K in keyof z.output<(typeof pipelineGrids)[P]>]: z.output<(typeof pipelineGrids)[P]>[K] extends ReadonlyArray<infer E> ? E : never;
+  [K in keyof z.output<(typeof pipelineGrids)[P]>]: z.output<(typeof pipelineGrids)[P]>[K] extends ReadonlyArray<infer E> ? Exclude<E, OperatingPoint> : never;
 };

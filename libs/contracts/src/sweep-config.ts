@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
-import { pipelineGrids, pipelineNames, type PipelineName } from './pipeline-params';
+import { pipelineGrids, pipelineNames, type KnobValue, type PipelineName } from './pipeline-params';
 
 const nameRegex = /^[a-z0-9][a-z0-9._-]*$/i;
 
@@ -44,7 +44,7 @@ export const sweepConfigSchema = z
 export interface PipelineEntry {
   pipeline: PipelineName;
   label?: string;
-  grid: Record<string, Array<string | number | boolean>>;
+  grid: Record<string, KnobValue[]>;
 }
 export type SweepConfig = Omit<z.output<typeof sweepConfigSchema>, 'pipelines'> & { pipelines: PipelineEntry[] };
 

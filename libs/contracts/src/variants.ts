@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PipelineEntry, SweepConfig } from './sweep-config';
-import type { PipelineName, VariantParams } from './pipeline-params';
+import type { KnobValue, PipelineName, ResolvedVariantParams, VariantParams } from './pipeline-params';
+import { describeOperatingPoint, isOperatingPoint, type OperatingPoint } from './pipelines/operating-point';
 
 export interface VariantSpec {
   /** Content hash of (pipeline, params, model, sample index): the same variant in two sweeps has the same key. */
@@ -28,7 +29,48 @@ export function contentHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }
 
-function cartesian(grid: Record<string, ReadonlyArray<string | number | boolean>>): VariantParams[] {
+function variantKey(pipeline: PipelineName, params: VariantParams, model: string, sampleIndex: number): string {
+  return contentHash({ pipeline, params, model, sampleIndex }).slice(0, 24);
+}
+
+function knobText(value: KnobValue): string {
+  return isOperatingPoint(value) ? describeOperatingPoint(value) : String(value);
+}
+
+/** A variant with every operating point replaced by a number: what the planner keys and runs. */
+export interface ResolvedVariantSpec extends VariantSpec {
+  params: ResolvedVariantParams;
+}
+
+/** The threshold one operating-point knob of a variant resolved to. */
+export interface ResolvedKnob {
+  knob: string;
+  point: OperatingPoint;
+  value: number;
+}
+
+/**
+ * Substitutes resolved thresholds for a variant's operating points: its key becomes the key of the same variant
+ * written with the raw number (the two run the same stages), and its label shows the mapping (`theta=recall@0.9→4.5`).
+ * Throws when an operating point is left unresolved.
+ */
+export function resolveVariantKnobs(variant: VariantSpec, resolved: ResolvedKnob[]): ResolvedVariantSpec {
+  const params: ResolvedVariantParams = {};
+  let label = variant.label;
+  for (const [knob, value] of Object.entries(variant.params)) {
+    if (!isOperatingPoint(value)) {
+      params[knob] = value;
+      continue;
+    }
+    const r = resolved.find((x) => x.knob === knob);
+    if (!r) throw new Error(`variant ${variant.label}: the operating point of "${knob}" (${describeOperatingPoint(value)}) was not resolved`);
+    params[knob] = r.value;
+    label = label.replace(`${knob}=${describeOperatingPoint(value)}`, `${knob}=${describeOperatingPoint(value)}→${r.value}`);
+  }
+  return { ...variant, params, label, key: variantKey(variant.pipeline, params, variant.model, variant.sampleIndex) };
+}
+
+function cartesian(grid: Record<string, ReadonlyArray<KnobValue>>): VariantParams[] {
   return Object.keys(grid)
     .sort()
     .reduce<VariantParams[]>(
@@ -65,16 +107,17 @@ export function countVariants(config: SweepConfig): EntryVariantCount[] {
 export function expandEntryVariants(config: SweepConfig, entry: PipelineEntry): VariantSpec[] {
   const variants: VariantSpec[] = [];
   // A label names the knobs this entry sweeps; the fixed ones are the same for all its variants.
-  const swept = Object.keys(entry.grid).filter((k) => entry.grid[k].length > 1);
+  // An operating point is always named: the label then shows the threshold it resolved to.
+  const swept = Object.keys(entry.grid).filter((k) => entry.grid[k].length > 1 || entry.grid[k].some(isOperatingPoint));
   for (const params of cartesian(entry.grid)) {
     for (const model of config.models) {
       for (let sampleIndex = 0; sampleIndex < config.repeats; sampleIndex++) {
-        const knobs = swept.sort().map((k) => `${k}=${params[k]}`).join(',');
+        const knobs = swept.sort().map((k) => `${k}=${knobText(params[k])}`).join(',');
         const label = [entry.label ?? entry.pipeline, model, knobs, config.repeats > 1 ? `#${sampleIndex}` : '']
           .filter(Boolean)
           .join(' ');
         variants.push({
-          key: contentHash({ pipeline: entry.pipeline, params, model, sampleIndex }).slice(0, 24),
+          key: variantKey(entry.pipeline, params, model, sampleIndex),
           label,
           pipeline: entry.pipeline,
           model,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { executePrepared, type Db } from './connection';
-import type { NewRunStage, RunRow, RunStageRow, VariantRow } from './schema';
+import type { NewRunStage, ResolvedKnobRecord, RunRow, RunStageRow, VariantRow } from './schema';
 
-export interface NewVariant { id: string; variantKey: string; label: string; pipeline: string; model: string; sampleIndex: number; params: Record<string, unknown> }
+export interface NewVariant { id: string; variantKey: string; label: string; pipeline: string; model: string; sampleIndex: number; params: Record<string, unknown>; resolvedKnobs?: ResolvedKnobRecord[] }
 export interface PlannedStage { variantId: string; itemId: string; stage: string; stageKey: string; role: string; params: Record<string, string | number | boolean>; inputs: Record<string, string>; isFinal: boolean }
 /** `input_outputs`: the outputs of its inputs by key when they take at most `carriedInputBytes` as stored, else null. */
 export type ReadyStage = RunStageRow & { dataset_version_id: number; priority: string; llm_mode: 'online' | 'batch'; input_outputs: Record<string, unknown> | null };
@@ -69,7 +69,7 @@ export class RunRepository {
       }).execute();
       await tx.insertInto('variants').values(input.variants.map((v, position) => ({
         id: v.id, run_id: runId, variant_key: v.variantKey, label: v.label, pipeline: v.pipeline, model: v.model,
-        sample_index: v.sampleIndex, params: JSON.stringify(v.params), position,
+        sample_index: v.sampleIndex, params: JSON.stringify(v.params), position, resolved_knobs: JSON.stringify(v.resolvedKnobs ?? []),
       }))).execute();
       const rows: NewRunStage[] = input.stages.map((s) => ({
         run_id: runId, variant_id: s.variantId, item_id: s.itemId, stage: s.stage, stage_key: s.stageKey, role: s.role,

@@ -42,6 +42,24 @@ export interface RunsTable {
 export interface VariantsTable {
   id: string; run_id: string; variant_key: string; label: string; pipeline: string; model: string;
   sample_index: number; params: Json<Record<string, unknown>>; position: number;
+  /** The thresholds this variant's operating points resolved to (`ResolvedKnobRecord`); [] when it gave raw numbers. */
+  resolved_knobs: ColumnType<ResolvedKnobRecord[], string | undefined, string>;
+}
+/** One operating point of a variant and the threshold the planner chose for it, with the curve point it read. */
+export interface ResolvedKnobRecord {
+  knob: string;
+  point: { recall: number } | { reduction: number };
+  value: number;
+  /** recall and reduction the chosen threshold reaches on the curve */
+  recall: number;
+  reduction: number;
+  curve: { datasetHash: string; encoder: string; encoderFingerprint: string; optionsKey: string; items: number };
+}
+/** A table-retrieval curve: recall / reduction per threshold of one encoder on one dataset version. */
+export interface RetrievalCurvesTable {
+  dataset_hash: string; encoder_fingerprint: string; options_key: string; encoder_name: string; items: number;
+  points: Json<Array<{ value: number; recall: number; itemRecall: number; reductionRatio: number; meanTablesKept: number }>>;
+  created_at: Timestamp;
 }
 export interface RunStagesTable {
   run_id: string; variant_id: string; item_id: string; stage: string; stage_key: string; role: string;
@@ -93,6 +111,7 @@ export interface Database {
   stage_failures: StageFailuresTable;
   item_results: ItemResultsTable;
   run_summaries: RunSummariesTable;
+  retrieval_curves: RetrievalCurvesTable;
 }
 
 export type RunRow = Selectable<RunsTable>;

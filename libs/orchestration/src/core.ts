@@ -1,4 +1,6 @@
-import { createDatasetFileStore, createDb, DatasetRepository, type DatasetStoreSettings, ensureDatabase, migrateToLatest, ReportRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { join } from 'node:path';
+import { createDatasetFileStore, createDb, DatasetRepository, type DatasetStoreSettings, ensureDatabase, migrateToLatest, ReportRepository, RetrievalCurveRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
+import { buildBundledEncoder, BUNDLED_ENCODER_NAME, openEncoder, type Encoder } from '@sqlsweep/retrieval';
 import type { Redis } from 'ioredis';
 import { LlmClient, llmBudgetPrefix, loadModelCatalog, ModelPauses, type ModelCatalog, type ModelPause } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost } from '@sqlsweep/queue';
@@ -20,6 +22,18 @@ export interface CoreSettings {
   corpusDir?: string;
   /** Where dataset files' bytes are (SQLSWEEP_DATASET_STORE); default Postgres. */
   datasetStore?: DatasetStoreSettings;
+  /**
+   * The workers' retrieval set-up (SQLSWEEP_DATA_DIR, SQLSWEEP_ENCODER_DIR), which the planner resolves threshold
+   * operating points with: the encoder directory (default the bundled one under `<dataDir>/models`) and
+   * `<dataDir>/indexes`. Default dataDir `.sqlsweep`. `progress`: a curve being computed reports how far it has
+   * got on stderr (the CLI's planning).
+   */
+  retrieval?: { dataDir: string; encoderDir?: string; progress?: boolean };
+}
+
+/** One stderr line per tenth of a retrieval curve computed for an operating point. */
+function curveProgress(done: number, total: number): void {
+  if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0) process.stderr.write(`retrieval curve for an operating point: ${done}/${total} items scored\n`);
 }
 
 /** The orchestrator's parts, wired once; shared by the HTTP app and the CLI. */
@@ -30,6 +44,8 @@ export class OrchestratorCore {
   /** What the reports (./reports) read: the CLI and the API both show runs through it. */
   readonly reports: ReportRepository;
   readonly stages: StageRepository;
+  /** Table-retrieval curves that threshold operating points resolve against. */
+  readonly retrievalCurves: RetrievalCurveRepository;
   readonly queue: QueueClient;
   readonly catalog: ModelCatalog;
   readonly planner: Planner;
@@ -38,6 +54,7 @@ export class OrchestratorCore {
   private reconciler?: Reconciler;
   private pausesRedis?: Redis;
   private pauses?: ModelPauses;
+  private encoder?: Promise<Encoder>;
 
   /** Also what a plan thread (plan-thread.ts) opens its own core with. */
   constructor(readonly settings: CoreSettings) {
@@ -48,9 +65,12 @@ export class OrchestratorCore {
     this.stages = new StageRepository(this.db);
     this.queue = new QueueClient(settings.redisUrl, settings.queuePrefix);
     this.catalog = loadModelCatalog(settings.modelsFile);
+    this.retrievalCurves = new RetrievalCurveRepository(this.db);
+    const dataDir = settings.retrieval?.dataDir ?? '.sqlsweep';
     const llm = new LlmClient({ catalog: this.catalog, env: settings.providerEnv });
     this.planner = new Planner({
       datasets: this.datasets, runs: this.runs, stages: this.stages, budget: settings.admission, corpusDir: settings.corpusDir,
+      operatingPoints: { curves: this.retrievalCurves, encoder: () => this.openEncoder(), indexRoot: join(dataDir, 'indexes'), onProgress: settings.retrieval?.progress ? curveProgress : undefined },
       assertModelsUsable: (models) => llm.assertUsable(models),
       estimateCall: (call) => llm.estimateCall({ ...call, templateVersion: call.templateVersion }, call.expectedOutputTokens ?? Math.ceil(call.maxTokens / 4)),
       isSimulated: (model) => {
@@ -59,6 +79,16 @@ export class OrchestratorCore {
       },
     });
     this.advancer = new Advancer(this.runs, this.queue);
+  }
+
+  /** The encoder the workers run, opened on first need (the bundled one is built when missing), as WorkerRetrieval does. */
+  private openEncoder(): Promise<Encoder> {
+    this.encoder ??= (async () => {
+      const dataDir = this.settings.retrieval?.dataDir ?? '.sqlsweep';
+      const modelDir = this.settings.retrieval?.encoderDir ?? buildBundledEncoder({ dir: join(dataDir, 'models', BUNDLED_ENCODER_NAME) }).dir;
+      return openEncoder({ modelDir });
+    })();
+    return this.encoder;
   }
 
   /** Creates the database if missing and applies pending migrations. */
@@ -108,6 +138,7 @@ export class OrchestratorCore {
     await this.host?.close();
     await this.queue.close();
     this.pausesRedis?.disconnect();
+    if (this.encoder) await (await this.encoder).close();
     await this.db.destroy();
   }
 }

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { contentHash, expandVariants, SweepConfigError, type SweepConfig, type VariantSpec } from '@sqlsweep/contracts';
-import type { DatasetRepository, DatasetVersion, PlannedStage, RunRepository, StageRepository, StoredItem } from '@sqlsweep/db';
+import { contentHash, expandVariants, SweepConfigError, type ResolvedVariantSpec, type SweepConfig } from '@sqlsweep/contracts';
+import type { DatasetRepository, DatasetVersion, PlannedStage, ResolvedKnobRecord, RunRepository, StageRepository, StoredItem } from '@sqlsweep/db';
 import { isLlmError } from '@sqlsweep/llm';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { pipelines, stageImplementations, VariantKeyer, type KeyedStage, type LlmCall } from '@sqlsweep/pipelines';
 import { admitStageJobs, admitVariants, defaultAdmissionBudget, type AdmissionBudget } from './admission';
 import { checkDatasetNeeds } from './dataset-needs';
 import { FileKnobHasher } from './file-knob-hashes';
+import { OperatingPointResolver, type OperatingPointDeps } from './operating-points/resolver';
 
 export interface CostEstimate { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }
 export interface StageKindPlan extends CostEstimate { stage: string; role: string; needed: number; reused: number }
@@ -16,7 +17,8 @@ export interface SweepPlan {
   source: string;
   version: DatasetVersion;
   items: StoredItem[];
-  variants: Array<VariantSpec & { id: string }>;
+  /** Operating points already resolved: params hold numbers only, `resolvedKnobs` says what each stands for. */
+  variants: Array<ResolvedVariantSpec & { id: string; resolvedKnobs: ResolvedKnobRecord[] }>;
   stages: PlannedStage[];
   /** Per stage kind: distinct stage jobs still to run, and distinct stages whose stored result is reused. */
   byStage: StageKindPlan[];
@@ -44,6 +46,8 @@ export interface PlannerDeps {
   budget?: AdmissionBudget;
   /** The folder file knobs may name files in (`FileKnobHasher`); default this process's. */
   corpusDir?: string;
+  /** What resolves threshold operating points (`theta: { recall: 0.9 }`); without it a sweep that gives one is refused. */
+  operatingPoints?: Omit<OperatingPointDeps, 'datasets'>;
 }
 
 /**
@@ -75,7 +79,7 @@ export class Planner {
     checkDatasetNeeds(config, source, { name: config.dataset, version: version.contentHash, trainItems: trainItems.length });
     admitStageJobs(config, source, { items: items.length, trainItems: trainItems.length }, budget);
 
-    const variants = expandVariants(config).map((v) => ({ ...v, id: randomUUID() }));
+    const variants = await this.resolveOperatingPoints(config, source, version);
     const trainItemIds = trainItems.map((i) => i.itemId);
     const stages: PlannedStage[] = [];
     const kindOf = new Map<string, { stage: string; role: string; keys: Set<string> }>();
@@ -110,6 +114,35 @@ export class Planner {
       estimate,
       simulated: config.models.some((m) => this.deps.isSimulated(m)),
     };
+  }
+
+  /**
+   * Expands the grid and replaces each operating point by the threshold it stands for on this dataset version and
+   * encoder, before anything is keyed: stage keys hold the number, as if the config had given it.
+   */
+  private async resolveOperatingPoints(config: SweepConfig, source: string, version: DatasetVersion): Promise<SweepPlan['variants']> {
+    const expanded = expandVariants(config);
+    const needing = expanded.filter(OperatingPointResolver.needsResolving);
+    let resolver: OperatingPointResolver | undefined;
+    if (needing.length > 0) {
+      if (!this.deps.operatingPoints) throw new SweepConfigError(source, 'pipelines', 'gives a threshold as an operating point, but this planner has no encoder to resolve it with (a raw threshold works)');
+      resolver = new OperatingPointResolver({ ...this.deps.operatingPoints, datasets: this.deps.datasets });
+    }
+    const variants: SweepPlan['variants'] = [];
+    const byKey = new Map<string, string>();
+    for (const v of expanded) {
+      let resolved: { variant: ResolvedVariantSpec; resolvedKnobs: ResolvedKnobRecord[] };
+      try {
+        resolved = resolver && OperatingPointResolver.needsResolving(v) ? await resolver.resolve(version, v) : { variant: v as ResolvedVariantSpec, resolvedKnobs: [] };
+      } catch (e) {
+        throw new SweepConfigError(source, 'pipelines', (e as Error).message);
+      }
+      const twin = byKey.get(resolved.variant.key);
+      if (twin) throw new SweepConfigError(source, 'pipelines', `variants "${twin}" and "${resolved.variant.label}" are the same once their operating points are resolved`);
+      byKey.set(resolved.variant.key, resolved.variant.label);
+      variants.push({ ...resolved.variant, id: randomUUID(), resolvedKnobs: resolved.resolvedKnobs });
+    }
+    return variants;
   }
 
   /**
@@ -159,7 +192,7 @@ export class Planner {
       cacheNamespace: plan.config.cacheNamespace,
       llmMode: plan.config.llmMode,
       estimate: plan.estimate,
-      variants: plan.variants.map((v) => ({ id: v.id, variantKey: v.key, label: v.label, pipeline: v.pipeline, model: v.model, sampleIndex: v.sampleIndex, params: v.params })),
+      variants: plan.variants.map((v) => ({ id: v.id, variantKey: v.key, label: v.label, pipeline: v.pipeline, model: v.model, sampleIndex: v.sampleIndex, params: v.params, resolvedKnobs: v.resolvedKnobs })),
       stages: plan.stages,
     });
   }

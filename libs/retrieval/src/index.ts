@@ -53,6 +53,7 @@ export { goldTablesOf, type GoldTables } from './eval/gold-tables';
 export {
   evaluateTableRetrieval,
   type TableRetrievalEvalOptions,
+  type EvalDataset,
   type TableRetrievalEvalReport,
   type RetrievalOperatingPoint,
 } from './eval/table-retrieval-eval';

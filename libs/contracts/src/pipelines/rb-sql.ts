@@ -14,12 +14,18 @@ export const RB_SQL_DEFAULTS = { theta: 13, mu: 5, muPrime: 3, maxTableTokens: 5
 
 /**
  * RB-SQL knobs with the paper defaults (docs/methods/rb-sql.md). θ and μ are MaxSim thresholds for a BERT-size
- * ColBERT: the bundled lexical encoder scores on a smaller scale, so they keep fewer items with it.
+ * ColBERT: the bundled lexical encoder scores on a smaller scale, so they keep fewer items with it. θ may therefore
+ * be given as the operating point it stands for (`{ recall: 0.9 }`), which the planner maps to this encoder's θ
+ * on the run's dataset; the paper configs do that.
  */
 export const rbSqlGrids = {
   'rb-sql': z.strictObject({
-    /** Table-Retriever threshold θ: keep tables with S(q, t) > θ. */
-    theta: grid.numbers(-1000, 1000).default([RB_SQL_DEFAULTS.theta]),
+    /**
+     * Table-Retriever threshold θ: keep tables with S(q, t) > θ. A number (the paper's 13 is for its fine-tuned
+     * ColBERT) or an operating point: `{ recall: r }` = the largest θ whose table recall on the run's dataset is
+     * at least r; `{ reduction: x }` = the smallest θ that filters out at least x of the non-gold tables.
+     */
+    theta: grid.thresholds(-1000, 1000).default([RB_SQL_DEFAULTS.theta]),
     /** Column-Retriever threshold μ: keep columns of the kept tables with S(q, c) > μ. */
     mu: grid.numbers(-1000, 1000).default([RB_SQL_DEFAULTS.mu]),
     /** μ': the smaller column threshold that shortens a table whose text exceeds maxTableTokens before TR scores it. */

@@ -1,12 +1,17 @@
-import type { Dataset } from '@sqlsweep/datasets';
+import type { Dataset, DatasetItem } from '@sqlsweep/datasets';
 import type { Encoder } from '../encoder/encoder';
 import { buildSchemaIndexes } from '../retrievers/schema-indexes';
 import { RB_SQL_DEFAULTS } from '@sqlsweep/contracts';
 import { TableRetriever, type ScoredTable } from '../retrievers/table-retriever';
 import { goldTablesOf } from './gold-tables';
 
+/** What the evaluation reads of a dataset: a loaded folder, or a registered version read back from Postgres. */
+export interface EvalDataset extends Pick<Dataset, 'format' | 'root' | 'databases'> {
+  items: Array<Pick<DatasetItem, 'id' | 'split' | 'dbId' | 'question' | 'evidence' | 'goldSql'>>;
+}
+
 export interface TableRetrievalEvalOptions {
-  dataset: Dataset;
+  dataset: EvalDataset;
   /** label stored in index manifests and in the report (e.g. the dataset content hash) */
   datasetVersion: string;
   encoder: Encoder;
@@ -19,6 +24,8 @@ export interface TableRetrievalEvalOptions {
   /** append BIRD's evidence to the question (the paper's BIRD setting) */
   withEvidence?: boolean;
   muPrime?: number;
+  /** TR's large-table rule limit (default RB-SQL's 512) */
+  maxTableTokens?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -102,7 +109,7 @@ export async function evaluateTableRetrieval(options: TableRetrievalEvalOptions)
     let retriever = retrievers.get(item.dbId);
     if (!retriever) {
       const { indexes } = await buildSchemaIndexes(database, { encoder: options.encoder, indexRoot: options.indexRoot, datasetVersion: options.datasetVersion });
-      retriever = new TableRetriever(options.encoder, database, indexes);
+      retriever = new TableRetriever(options.encoder, database, indexes, options.maxTableTokens === undefined ? {} : { maxTableTokens: options.maxTableTokens });
       retrievers.set(item.dbId, retriever);
     }
     const gold = goldTablesOf(item.goldSql, database.tables.map((t) => t.name));

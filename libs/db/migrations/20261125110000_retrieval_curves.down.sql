@@ -1,0 +1,2 @@
+ALTER TABLE variants DROP COLUMN resolved_knobs;
+DROP TABLE retrieval_curves;
