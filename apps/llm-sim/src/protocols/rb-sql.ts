@@ -30,6 +30,16 @@ function subQuestionsOf(question: string): string[] {
   return parts.length > 1 ? [...parts.map((p) => `${p}?`), question] : [question];
 }
 
+/** The values step as the prompt's examples show it: each literal a sub-question says, with that sub-question's number. */
+function subQuestionValuesOf(subQuestions: string[], sql: string): string {
+  const found = valuesOf(sql).flatMap((literal) => {
+    const text = literal.replace(/^'(.*)'$/s, '$1').replace(/^%+|%+$/g, '').toLowerCase();
+    const index = text ? subQuestions.findIndex((q) => q.toLowerCase().includes(text)) : -1;
+    return index >= 0 ? [`${literal} (sub-question ${index + 1})`] : [];
+  });
+  return found.length > 0 ? found.join(', ') : '(none in the sub-questions)';
+}
+
 /**
  * RB-SQL's organized generation (skeleton -> values -> filled SQL): answers in the same steps as the prompt's examples,
  * from the target's gold (or the corrupted SQL when the simulated model is wrong).
@@ -38,9 +48,9 @@ const rbSqlGenerate: MethodProtocol = {
   name: 'rb-sql.generate',
   detect: (t) => t.includes('fill the sql skeleton with the values to obtain the query'),
   render: ({ item, sql }) => {
-    const values = valuesOf(sql);
-    return `Sub-questions:\n${subQuestionsOf(item.question).map((q, i) => `${i + 1}. ${q}`).join('\n')}\n`
-      + `SQL skeleton: ${skeletonOf(sql)}\nValues: ${values.length ? values.join(', ') : '(none)'}\nSQL:\n\`\`\`sql\n${sql}\n\`\`\``;
+    const subQuestions = subQuestionsOf(item.question);
+    return `Sub-questions:\n${subQuestions.map((q, i) => `${i + 1}. ${q}`).join('\n')}\n`
+      + `SQL skeleton: ${skeletonOf(sql)}\nValues: ${subQuestionValuesOf(subQuestions, sql)}\nSQL:\n\`\`\`sql\n${sql}\n\`\`\``;
   },
 };
 

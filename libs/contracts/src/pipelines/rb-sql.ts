@@ -31,6 +31,12 @@ export const rbSqlGrids = {
     /** μ': the smaller column threshold that shortens a table whose text exceeds maxTableTokens before TR scores it. */
     muPrime: grid.numbers(-1000, 1000).default([RB_SQL_DEFAULTS.muPrime]),
     maxTableTokens: grid.integers(1).default([RB_SQL_DEFAULTS.maxTableTokens]),
+    /**
+     * Whether TR and CR score the question with BIRD's evidence appended. The paper's retrievers encode the
+     * question q alone (4.2; 32 query tokens); the evidence K reaches only the generation prompt. `true` is our
+     * variant, for encoders that benefit from the evidence's column names and values.
+     */
+    retrievalEvidence: grid.booleans().default([false]),
     /** k: few-shot examples. */
     shots: grid.integers(0, RB_SQL_MAX_SHOTS).default([3]),
     /** Table 4 switches. */
@@ -38,9 +44,15 @@ export const rbSqlGrids = {
     skeletonOrganization: grid.booleans().default([true]),
     shotSelection: grid.choices(['skeleton', 'random', 'fixed'] as const).default(['skeleton']),
     errorCorrection: grid.booleans().default([true]),
-    /** Error-correction rounds (the paper: "up to specific rounds"). */
+    /**
+     * LLM error-correction rounds. The paper says only "up to specific rounds"; the authors' released code
+     * (wuzhenhe/RB-SQL, full_rb_sql/main.py) uses MAX_NUMS = 3 (2 in its Spider run).
+     */
     maxCorrections: grid.integers(0, RB_SQL_MAX_CORRECTIONS).default([3]),
-    /** After this many failed correction rounds the filtered schema is replaced by the full schema. */
+    /**
+     * Rounds after which the filtered schema is replaced by the full schema ("after multi iterations", appendix A).
+     * The authors' code swaps it in from round r >= 0.8 * MAX_NUMS: after 2 of 3 rounds (after 1 of 2 on Spider).
+     */
     fullSchemaAfter: grid.integers(0, RB_SQL_MAX_CORRECTIONS).default([2]),
     temperature: grid.numbers(0, 2).default([0.1]),
     maxTokens: grid.integers(16).default([1024]),

@@ -43,7 +43,7 @@ const parseGeneration = (output: string): ChainSql => ({ ...parseChainSql(output
 
 /** `rb-sql.generate`: the organized prompt (sub-questions, skeleton, values, SQL), one decomposition per shot. */
 export const generateStage = stagesOf('rb-sql').llm({
-  name: 'rb-sql.generate', version: 1, template: generateTemplate, expectedOutputTokens: 200,
+  name: 'rb-sql.generate', version: 2, template: generateTemplate, expectedOutputTokens: 200,
   inputs: { schema: optionalSlot<FilteredSchema>(), shots: optionalSlot<SelectedShots>(), decomposition: listSlot<ShotDecomposition>() },
   render: (ctx, inputs) => generationValues(ctx, inputs),
   parse: (response) => parseGeneration(response.output),

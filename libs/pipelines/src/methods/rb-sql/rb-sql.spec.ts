@@ -10,7 +10,8 @@ import { classifySqliteError } from './correction';
 import { parseChainSql } from './generate';
 import { stageImplementations } from '../../registry';
 import { rbSqlMethod, rbSqlPipeline } from './index';
-import { parseSubQuestions, sqlValues } from './organize';
+import { parseSubQuestions, renderShot, sqlValues, subQuestionValues } from './organize';
+import { retrievalQuery } from './schema-filter';
 import type { ChainSql, ExecutionCheck, FilteredSchema, SelectedShots, ShotDecomposition } from './types';
 
 const repoRoot = join(__dirname, '..', '..', '..', '..', '..');
@@ -95,6 +96,24 @@ describe('RB-SQL parsers', () => {
     expect(parseChainSql('I cannot answer that.')).toEqual({ sql: null, parseError: 'no SQL query found in the answer' });
   });
 
+  it('takes the values step from the sub-questions: the literals a sub-question says, with its number', () => {
+    const sql = "SELECT name FROM schools WHERE county = 'Alameda' AND kind = 'C' ORDER BY score DESC LIMIT 5";
+    const subs = ['Which schools are in Alameda county?', 'Which 5 of them score best?'];
+    expect(subQuestionValues(subs, sql)).toEqual([{ value: "'Alameda'", subQuestion: 1 }, { value: '5', subQuestion: 2 }]);
+    const shot = { itemId: 't-1', dbId: 'schools', question: 'Top 5 schools in Alameda?', evidence: null, sql, skeleton: 'SELECT ...' };
+    const rendered = renderShot(1, shot, { itemId: 't-1', subQuestions: subs });
+    expect(rendered).toContain("Values: 'Alameda' (sub-question 1), 5 (sub-question 2)\n");
+    expect(/^Values: .*$/m.exec(rendered)![0]).not.toContain("'C'");
+    expect(renderShot(1, shot, { itemId: 't-1', subQuestions: ['Which schools are there?'] })).toContain('Values: (none in the sub-questions)\n');
+  });
+
+  it('retrieves with the question alone by default (the paper\'s q), with the evidence only when retrievalEvidence asks', () => {
+    const item = { question: 'How many schools?', evidence: 'school refers to CDSCode' } as StageItem;
+    expect(retrievalQuery({ item, params: { retrievalEvidence: variant().params.retrievalEvidence } })).toBe('How many schools?');
+    expect(retrievalQuery({ item, params: { retrievalEvidence: true } })).toBe('How many schools? school refers to CDSCode');
+    expect(rbSqlPipeline.graph(variant()).find((n) => n.stage === 'rb-sql.tables')!.reads).toContain('retrievalEvidence');
+  });
+
   it('extracts literal values and classifies SQLite errors into the paper error classes', () => {
     expect(sqlValues("SELECT a FROM t WHERE b = 'x' AND c > 1.5 OR b = 'x'")).toEqual(["'x'", '1.5']);
     expect(classifySqliteError('no such column: T1.nme')).toBe('schema-linking');
@@ -170,7 +189,7 @@ describe('RB-SQL prompts on minibench dev item 0', () => {
     const third = llm('rb-sql.correct-3').prompt(context(params, { check, schema: base.schema }));
     for (const t of schema.tables) expect(third.messages[1].content).toContain(t.name);
     const parsed = llm('rb-sql.correct-3').parse(response('MISSING SCHEMA\n```sql\nSELECT name FROM airports\n```'), context(params, { check, schema: base.schema }));
-    expect(parsed).toEqual({ sql: 'SELECT name FROM airports', attempts: 1, fullSchema: true, metrics: { 'rb-sql.correct.round3': 1 } });
+    expect(parsed).toEqual({ sql: 'SELECT name FROM airports', attempts: 1, fullSchema: true, fullSchemaShown: true, missingSchema: true, metrics: { 'rb-sql.correct.round3': 1 } });
   });
 
   it('skips a correction round without an LLM call when the check found nothing to correct', () => {

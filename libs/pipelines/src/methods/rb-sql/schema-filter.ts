@@ -23,9 +23,12 @@ async function retriever(ctx: RetrieverContext, maxTableTokens?: number): Promis
   return new TableRetriever(encoder, ctx.schema, await schemaIndexes(ctx), maxTableTokens === undefined ? {} : { maxTableTokens });
 }
 
-/** The text the retrievers score: the question, with BIRD's evidence when the item has one. */
-export function retrievalQuery(ctx: Pick<StageContext, 'item'>): string {
-  return ctx.item.evidence ? `${ctx.item.question} ${ctx.item.evidence}` : ctx.item.question;
+/**
+ * The text the retrievers score: the question alone, as in the paper (4.2), or with BIRD's evidence appended when
+ * `retrievalEvidence` asks for it and the item has one.
+ */
+export function retrievalQuery(ctx: Pick<StageContext, 'item'> & { params: { retrievalEvidence: boolean } }): string {
+  return ctx.params.retrievalEvidence && ctx.item.evidence ? `${ctx.item.question} ${ctx.item.evidence}` : ctx.item.question;
 }
 
 function ratio(kept: number, total: number): number {
@@ -40,7 +43,7 @@ const rbSql = stagesOf('rb-sql');
  * against the tables the gold SQL touches.
  */
 export const retrieveTablesStage = rbSql.compute({
-  name: 'rb-sql.tables', role: 'retrieval', version: 1, reads: ['theta', 'muPrime', 'maxTableTokens'],
+  name: 'rb-sql.tables', role: 'retrieval', version: 2, reads: ['theta', 'muPrime', 'maxTableTokens', 'retrievalEvidence'],
   run: async (ctx) => {
     const tr = await retriever(ctx, ctx.params.maxTableTokens);
     const { tables: kept, fellBack } = await tr.retrieveTables(retrievalQuery(ctx), ctx.params.theta, ctx.params.muPrime);
@@ -71,7 +74,7 @@ function joinColumns(schema: DatabaseSchema, table: string, kept: ReadonlySet<st
  * table with no column at all keeps its best-scoring one. Records schema-linking P/R/F1 against the gold SQL.
  */
 export const retrieveColumnsStage = rbSql.compute({
-  name: 'rb-sql.columns', role: 'retrieval', version: 1, reads: ['mu'], inputs: { tables: from(retrieveTablesStage) },
+  name: 'rb-sql.columns', role: 'retrieval', version: 2, reads: ['mu', 'retrievalEvidence'], inputs: { tables: from(retrieveTablesStage) },
   run: async (ctx) => {
     const tables = ctx.inputs.tables.tables.map((t) => t.table);
     const tr = await retriever(ctx);

@@ -41,8 +41,14 @@ export interface ChainSql {
   stopped?: boolean;
   /** LLM correction rounds made so far */
   attempts?: number;
-  /** the filtered schema was replaced by the full schema (LLM said items were missing, or too many rounds) */
+  /** later rounds show the full schema (the LLM said items were missing, or the round limit was reached) */
   fullSchema?: boolean;
+  /** this answer was written with the full schema in view */
+  fullSchemaShown?: boolean;
+  /** this answer said the schema it was shown lacked tables or columns (`signalsMissingSchema`) */
+  missingSchema?: boolean;
+  /** rule-based corrections applied so far (`applyRuleFixes`), in order */
+  ruleFixes?: string[];
   metrics?: Record<string, number>;
 }
 
