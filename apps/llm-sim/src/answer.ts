@@ -1,4 +1,5 @@
 import { corruptSql, type CorruptionKind } from './corrupt-sql';
+import { decompositionOf } from './decomposition';
 import type { GoldIndex, GoldItem } from './gold-index';
 import { seededRng, type Rng } from './rng';
 
@@ -52,12 +53,9 @@ function skeletonOf(sql: string): string {
     .replace(/\b(?:\w+\.)?(?!SELECT|FROM|WHERE|AND|OR|NOT|IN|IS|NULL|LIKE|BETWEEN|GROUP|BY|ORDER|HAVING|LIMIT|JOIN|INNER|LEFT|ON|AS|DISTINCT|COUNT|SUM|AVG|MIN|MAX|ASC|DESC|UNION|INTERSECT|EXCEPT|CASE|WHEN|THEN|ELSE|END|CAST|REAL|INTEGER)\b[A-Za-z_]\w*\b/gi, '_');
 }
 
+/** The decomposition; a wrong answer leaves one sub-question out (GoldIndex.findTarget still finds the item). */
 function subQuestionsOf(item: GoldItem, rng: Rng, correct: boolean): string[] {
-  const parts = item.question
-    .split(/\?|,\s*(?:and |which |who |that )|\band\b/i)
-    .map((p) => p.trim())
-    .filter((p) => p.length > 3);
-  const list = parts.length > 1 ? parts.map((p) => `${p.replace(/[.?]$/, '')}?`) : [item.question];
+  const list = decompositionOf(item.question);
   if (!correct && list.length > 1) list.splice(Math.floor(rng() * list.length), 1);
   return list;
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { decompositionOf } from './decomposition';
 
 export interface GoldItem {
   question: string;
@@ -40,6 +41,29 @@ function readItems(file: string, dir: string): GoldItem[] {
   });
 }
 
+interface SubQuestionIndex {
+  /** Normalised sub-question to the items whose decomposition holds it. */
+  items: Map<string, GoldItem[]>;
+  /** Distinct sub-questions of each indexed item. */
+  stepCount: Map<GoldItem, number>;
+}
+
+/** The entries of the last list numbered from 1 in the text ("1. ...", "2) ..."), in order. */
+function lastNumberedList(text: string): string[] {
+  const lines = text.split('\n');
+  for (let start = lines.length - 1; start >= 0; start--) {
+    if (!/^\s*1[.)]\s+\S/.test(lines[start]!)) continue;
+    const entries: string[] = [];
+    for (let i = start; i < lines.length; i++) {
+      const m = /^\s*(\d+)[.)]\s+(.+)$/.exec(lines[i]!);
+      if (!m || Number(m[1]) !== entries.length + 1) break;
+      entries.push(m[2]!);
+    }
+    return entries;
+  }
+  return [];
+}
+
 export interface DbSchema {
   tables: string[];
   columns: string[];
@@ -51,6 +75,7 @@ export interface DbSchema {
 export class GoldIndex {
   private readonly byQuestion = new Map<string, GoldItem[]>();
   private readonly columnsByDb = new Map<string, DbSchema>();
+  private subQuestions?: SubQuestionIndex;
   readonly size: number;
 
   constructor(readonly dirs: readonly string[]) {
@@ -73,7 +98,9 @@ export class GoldIndex {
 
   /**
    * The target item of a conversation: the known question occurring last in the text. `Question:` lines
-   * are tried first (cheap, exact); otherwise every known question is searched for as a substring.
+   * are tried first (cheap, exact); then the text's last numbered list, as the sub-questions the simulator gave for
+   * an item (R3's generation prompt shows them instead of the question); otherwise every known question is searched
+   * for as a substring.
    */
   findTarget(text: string): GoldItem | undefined {
     const lines = text.split('\n');
@@ -84,6 +111,8 @@ export class GoldIndex {
         if (items) return this.disambiguate(items, text);
       }
     }
+    const decomposed = this.findBySubQuestions(text);
+    if (decomposed) return decomposed;
     const haystack = normalizeQuestion(text);
     let best: { at: number; items: GoldItem[] } | undefined;
     for (const [q, items] of this.byQuestion) {
@@ -93,6 +122,42 @@ export class GoldIndex {
       }
     }
     return best ? this.disambiguate(best.items, text) : undefined;
+  }
+
+  /**
+   * The item whose decomposition (decompositionOf) the text's last numbered list is: every listed step one of its
+   * sub-questions, and at most one of them missing (a wrong simulated answer leaves one out). An item whose steps are
+   * all listed wins over one missing a step; several such items are told apart by evidence and schema. A single
+   * step that is itself a known question is left to the question search.
+   */
+  private findBySubQuestions(text: string): GoldItem | undefined {
+    const steps = [...new Set(lastNumberedList(text).map(normalizeQuestion))];
+    if (steps.length === 0 || (steps.length === 1 && this.byQuestion.has(steps[0]!))) return undefined;
+    const index = this.subQuestionIndex();
+    const hits = new Map<GoldItem, number>();
+    for (const step of steps) for (const item of index.items.get(step) ?? []) hits.set(item, (hits.get(item) ?? 0) + 1);
+    const fitting = [...hits].filter(([item, n]) => n === steps.length && index.stepCount.get(item)! - n <= 1).map(([item]) => item);
+    if (fitting.length === 0) return undefined;
+    const complete = fitting.filter((item) => index.stepCount.get(item) === steps.length);
+    return this.disambiguate(complete.length > 0 ? complete : fitting, text);
+  }
+
+  private subQuestionIndex(): SubQuestionIndex {
+    if (this.subQuestions) return this.subQuestions;
+    const index: SubQuestionIndex = { items: new Map(), stepCount: new Map() };
+    for (const items of this.byQuestion.values()) {
+      for (const item of items) {
+        const steps = new Set(decompositionOf(item.question).map(normalizeQuestion));
+        if (steps.size < 2) continue; // a one-step decomposition is the question itself
+        index.stepCount.set(item, steps.size);
+        for (const step of steps) {
+          const list = index.items.get(step) ?? [];
+          list.push(item);
+          index.items.set(step, list);
+        }
+      }
+    }
+    return (this.subQuestions = index);
   }
 
   /** Same question text in several databases: prefer the one whose tables the prompt's schema names. */

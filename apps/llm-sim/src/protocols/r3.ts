@@ -7,7 +7,7 @@ import type { MethodProtocol } from './protocol';
 export const r3Protocols: MethodProtocol[] = [
   {
     name: 'r3-generate',
-    detect: (t) => t.includes('answers the original question by following its') && t.includes('```sql'),
+    detect: (t) => t.includes('is given as the list of its sub-questions') && t.includes('```sql'),
     render: ({ sql }) => `\`\`\`sql\n${sql}\n\`\`\``,
   },
 ];

@@ -91,6 +91,16 @@ describe('r3 prompts and parsing on minibench dev item 0', () => {
     expect(call.messages).toMatchSnapshot();
   });
 
+  it('shows generation the sub-questions only, never the original question (paper 3.1); No QD shows the question', () => {
+    const prompt = (stage: 'r3.generate' | 'r3.generate-direct', inputs: Record<string, unknown>) =>
+      llm(stage).prompt(ctx(inputs)).messages.map((m) => m.content).join('\n').toLowerCase();
+    const generate = prompt('r3.generate', { link, decomposition, rag });
+    expect(generate).not.toContain(item.question.toLowerCase());
+    expect(generate).not.toMatch(/^question:/m);
+    for (const step of decomposition.subQuestions) expect(generate).toContain(step.toLowerCase());
+    expect(prompt('r3.generate-direct', { link })).toContain(item.question.toLowerCase());
+  });
+
   it('shows only the linked tables to later stages, and every table without linking', () => {
     const withLink = llm('r3.decompose').prompt(ctx({ link })).messages[1].content;
     const withoutLink = llm('r3.decompose').prompt(ctx({})).messages[1].content;

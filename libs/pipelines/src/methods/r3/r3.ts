@@ -3,7 +3,7 @@ import { definePipeline } from '../../define-pipeline';
 import { from, optionalSlot, stagesOf } from '../../define-stage';
 import { evidenceLine } from '../../llm-call';
 import type { MethodModule } from '../../method';
-import type { EstimateContext, StageItem } from '../../stage-context';
+import type { StageItem } from '../../stage-context';
 import { evaluateStage, goldStage } from '../../stages/common';
 import { loadTemplate } from '../../template';
 import { parseGeneratedSql } from '../zero-shot';
@@ -81,29 +81,36 @@ export const r3Decompose = r3.llm({
   parse: (response, ctx) => parseDecomposition(response.output, ctx.item.question),
 });
 
-/** The generation prompt's values, with the sub-questions as steps (the question itself as the only one without). */
-function generateValues(ctx: Pick<EstimateContext, 'item' | 'schema'>, inputs: { rag?: RagContext; link?: LinkedTables; decomposition?: SubQuestions } | undefined): Record<string, string> {
-  const steps = inputs?.decomposition?.subQuestions ?? [ctx.item.question];
-  const context = contextSection(inputs?.rag);
-  return {
-    schema: linkedSchemaDdl(ctx.schema, inputs?.link), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
-    sub_questions: steps.map((s, i) => `${i + 1}. ${s}`).join('\n'), context: context ? `\n${context.trimEnd()}` : '',
-  };
+/** The RAG context as the generation prompts place it: under the question section. */
+function generationContext(rag: RagContext | undefined): string {
+  const context = contextSection(rag);
+  return context ? `\n${context.trimEnd()}` : '';
 }
 
-/** Generation from the sub-questions of `r3.decompose`. */
+/**
+ * Generation from the sub-questions of `r3.decompose`. As in the paper (R3 3.1), the question section holds the
+ * sub-questions only, never the original question; without a decomposition (estimates, or a parse failure) the
+ * question is the only step.
+ */
 export const r3Generate = r3.llm({
   name: 'r3.generate', version: 1, template: r3Templates.generate, expectedOutputTokens: 60,
   inputs: { link: optionalSlot<LinkedTables>(), decomposition: from(r3Decompose), rag: optionalSlot<RagContext>() },
-  render: generateValues,
+  render: (ctx, inputs) => ({
+    schema: linkedSchemaDdl(ctx.schema, inputs?.link), evidence_line: evidenceLine(ctx.item),
+    sub_questions: (inputs?.decomposition?.subQuestions ?? [ctx.item.question]).map((s, i) => `${i + 1}. ${s}`).join('\n'),
+    context: generationContext(inputs?.rag),
+  }),
   parse: (response) => parseGeneratedSql(response.output),
 });
 
-/** Generation without decomposition (Table 3's No QD). */
+/** Generation without decomposition (Table 3's No QD): the original question in place of the sub-questions. */
 export const r3GenerateDirect = r3.llm({
   name: 'r3.generate-direct', version: 1, template: r3Templates.generateDirect, expectedOutputTokens: 60,
   inputs: { link: optionalSlot<LinkedTables>(), rag: optionalSlot<RagContext>() },
-  render: generateValues,
+  render: (ctx, inputs) => ({
+    schema: linkedSchemaDdl(ctx.schema, inputs?.link), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
+    context: generationContext(inputs?.rag),
+  }),
   parse: (response) => parseGeneratedSql(response.output),
 });
 
