@@ -13,6 +13,8 @@ export interface CatalogOptions {
   /** Folders holding `<db_id>/<db_id>.sqlite`, relative to root. */
   databaseDirs: string[];
   schemas: Map<string, TablesJsonEntry>;
+  /** Databases already found elsewhere (a Spider-DK database over Spider's): not read again. */
+  skip?: ReadonlySet<string>;
   sampleValues: number;
   problems: DatasetProblem[];
 }
@@ -26,6 +28,7 @@ export async function buildDatabaseCatalog(opts: CatalogOptions): Promise<Databa
     const dbIds = readdirSync(absDir, { withFileTypes: true })
       .filter((e) => e.isDirectory())
       .map((e) => e.name)
+      .filter((dbId) => !opts.skip?.has(dbId))
       .sort();
     for (const dbId of dbIds) {
       const sqlitePath = join(absDir, dbId, `${dbId}.sqlite`);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import type { DatasetSourceFile } from './types';
 
 /** One file of a dataset folder: its path relative to the folder (POSIX separators), bytes and sha256. */
 export interface DatasetFile { path: string; absPath: string; size: number; sha256: string }
@@ -28,12 +29,21 @@ export function sha256File(file: string): Promise<string> {
 
 const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-/** Every regular file under `root`, sorted by relative path (code-unit order, the same on every platform), hashed. */
-export async function listDatasetFiles(root: string): Promise<DatasetFile[]> {
-  const files = (await listFiles(root)).map((abs) => ({ absPath: abs, path: relative(root, abs).split(sep).join('/') })).sort(byPath);
+/** Every regular file under `root` (links are not followed), with its path relative to `prefix` (default: `root`). */
+export async function listFilesUnder(root: string, prefix = root): Promise<DatasetSourceFile[]> {
+  return (await listFiles(root)).map((abs) => ({ absPath: abs, path: relative(prefix, abs).split(sep).join('/') }));
+}
+
+/** Sizes and hashes these files, sorted by path (code-unit order, the same on every platform). */
+export async function hashFiles(files: readonly DatasetSourceFile[]): Promise<DatasetFile[]> {
   const out: DatasetFile[] = [];
-  for (const f of files) out.push({ ...f, size: (await stat(f.absPath)).size, sha256: await sha256File(f.absPath) });
+  for (const f of [...files].sort(byPath)) out.push({ ...f, size: (await stat(f.absPath)).size, sha256: await sha256File(f.absPath) });
   return out;
+}
+
+/** Every regular file under `root`, sorted by relative path, hashed. */
+export async function listDatasetFiles(root: string): Promise<DatasetFile[]> {
+  return hashFiles(await listFilesUnder(root));
 }
 
 /**

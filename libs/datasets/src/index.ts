@@ -1,5 +1,9 @@
+export { DATASET_SOURCE_FORMATS } from './types';
 export type {
   DatasetFormat,
+  DatasetSourceFormat,
+  DatasetSourceFile,
+  SpiderVariantFormat,
   ColumnSchema,
   TableSchema,
   DatabaseSchema,
@@ -18,7 +22,7 @@ export { parseSpiderSql, tokenizeSpiderSql, SpiderParseError, type ParsedSql } f
 export { decodeText } from './text-decoding';
 export { parseCsv, parseCsvRows, type CsvRow } from './csv';
 export { readColumnDescriptions, type ColumnDescription } from './description-csv';
-export { hashDatasetFiles, listDatasetFiles, sha256File, versionHashOf, type DatasetFile } from './hash-files';
+export { hashDatasetFiles, hashFiles, listDatasetFiles, listFilesUnder, sha256File, versionHashOf, type DatasetFile } from './hash-files';
 export { ensureReplicas, replicaPathOf, type EnsureReplicasOptions } from './replicas';
 export {
   ReplicaMaterializer, ReplicaMissingError, ReplicaChecksumError, DatasetFileNotStoredError, registerCommandFor, type DatasetFileSource,

@@ -5,15 +5,12 @@ import { DatasetError } from './errors';
 import { asArray, isRecord, readJsonFile } from './json-file';
 import { spiderHardness } from './spider-hardness';
 import { parseSpiderSql } from './spider-sql-parser';
-import { parseTablesJson } from './tables-json';
+import { parseTablesJson, type TablesJsonEntry } from './tables-json';
 import type { Dataset, DatasetItem, DatasetProblem } from './types';
 import { readUtf8File } from './utf8-file';
 
-const SPLIT_FILES: Array<{ file: string; split: 'train' | 'dev'; required: boolean }> = [
-  { file: 'dev.json', split: 'dev', required: true },
-  { file: 'train_spider.json', split: 'train', required: false },
-  { file: 'train_others.json', split: 'train', required: false },
-];
+/** Spider's training questions, read in this order when present. */
+export const SPIDER_TRAIN_FILES = ['train_spider.json', 'train_others.json'];
 
 /** Reads `<split>_gold.sql` (`SQL<TAB>db_id` a line) when present: it is what the official evaluator scores against. */
 async function readGoldLines(file: string): Promise<Array<{ sql: string; dbId: string }> | undefined> {
@@ -26,48 +23,73 @@ async function readGoldLines(file: string): Promise<Array<{ sql: string; dbId: s
   });
 }
 
+/** Grades an item's hardness from its gold text like the official evaluator; the shipped parse (`sql`) is the fallback. */
+export function gradeSpiderHardness(item: DatasetItem, shippedSql: unknown, file: string, problems: DatasetProblem[]): void {
+  try {
+    item.hardness = spiderHardness(parseSpiderSql(item.goldSql));
+  } catch (err) {
+    if (shippedSql !== undefined) item.hardness = spiderHardness(shippedSql);
+    else problems.push({ file, item: item.id, message: `cannot grade hardness: ${(err as Error).message}` });
+  }
+}
+
+/** Spider's training questions (train_spider.json, train_others.json, when present), numbered train-0, train-1, ... */
+export async function readSpiderTrainItems(root: string, problems: DatasetProblem[], fileOf: Map<string, string>): Promise<DatasetItem[]> {
+  const items: DatasetItem[] = [];
+  let index = 0;
+  for (const file of SPIDER_TRAIN_FILES) {
+    const path = join(root, file);
+    if (!existsSync(path)) continue;
+    for (const entry of asArray(await readJsonFile(path), path, 'the question list')) {
+      const item = spiderItem(entry, `train-${index++}`, 'train', file, problems);
+      if (!item) continue;
+      items.push(item);
+      fileOf.set(item.id, file);
+    }
+  }
+  return items;
+}
+
+function spiderItem(entry: unknown, id: string, split: 'train' | 'dev', file: string, problems: DatasetProblem[], gold?: { sql: string; dbId: string }): DatasetItem | undefined {
+  if (!isRecord(entry) || typeof entry.db_id !== 'string' || typeof entry.question !== 'string' || typeof entry.query !== 'string') {
+    problems.push({ file, item: id, message: 'needs string db_id, question and query; item skipped' });
+    return undefined;
+  }
+  if (gold && gold.dbId !== entry.db_id) {
+    problems.push({ file: 'dev_gold.sql', item: id, message: `db_id ${gold.dbId} differs from ${file}'s ${entry.db_id}` });
+  }
+  const item: DatasetItem = { id, split, dbId: entry.db_id, question: entry.question, goldSql: gold?.sql ?? entry.query };
+  gradeSpiderHardness(item, entry.sql, file, problems);
+  return item;
+}
+
 export async function loadSpider(root: string, sampleValues: number): Promise<Dataset> {
   const problems: DatasetProblem[] = [];
-  const tablesFile = join(root, 'tables.json');
-  if (!existsSync(tablesFile)) throw new DatasetError(tablesFile, 'file is missing: a Spider folder needs tables.json, the schema of every database');
-  const schemas = new Map(parseTablesJson(await readJsonFile(tablesFile), tablesFile).map((e) => [e.dbId, e]));
-  const items: DatasetItem[] = [];
-  const fileOf = new Map<string, string>();
-  let trainIndex = 0;
-  for (const { file, split, required } of SPLIT_FILES) {
-    const path = join(root, file);
-    if (!existsSync(path)) {
-      if (required) throw new DatasetError(path, 'file is missing');
-      continue;
-    }
-    const raw = asArray(await readJsonFile(path), path, 'the question list');
-    const gold = split === 'dev' ? await readGoldLines(join(root, 'dev_gold.sql')) : undefined;
-    if (gold && gold.length !== raw.length) {
-      problems.push({ file: 'dev_gold.sql', message: `${gold.length} gold lines for ${raw.length} questions in ${file}; using ${file}'s queries` });
-    }
-    raw.forEach((entry, i) => {
-      const id = `${split}-${split === 'train' ? trainIndex++ : i}`;
-      if (!isRecord(entry) || typeof entry.db_id !== 'string' || typeof entry.question !== 'string' || typeof entry.query !== 'string') {
-        problems.push({ file, item: id, message: 'needs string db_id, question and query; item skipped' });
-        return;
-      }
-      const goldLine = gold && gold.length === raw.length ? gold[i] : undefined;
-      if (goldLine && goldLine.dbId !== entry.db_id) {
-        problems.push({ file: 'dev_gold.sql', item: id, message: `db_id ${goldLine.dbId} differs from ${file}'s ${entry.db_id}` });
-      }
-      const item: DatasetItem = { id, split, dbId: entry.db_id, question: entry.question, goldSql: goldLine?.sql ?? entry.query };
-      // Graded from the gold text like the official evaluator; the shipped parse is the fallback.
-      try {
-        item.hardness = spiderHardness(parseSpiderSql(item.goldSql));
-      } catch (err) {
-        if (entry.sql !== undefined) item.hardness = spiderHardness(entry.sql);
-        else problems.push({ file, item: id, message: `cannot grade hardness: ${(err as Error).message}` });
-      }
-      items.push(item);
-      fileOf.set(id, file);
-    });
+  const schemas = await readSpiderSchemas(join(root, 'tables.json'), 'a Spider folder needs tables.json, the schema of every database');
+  const devFile = join(root, 'dev.json');
+  if (!existsSync(devFile)) throw new DatasetError(devFile, 'file is missing');
+  const raw = asArray(await readJsonFile(devFile), devFile, 'the question list');
+  const gold = await readGoldLines(join(root, 'dev_gold.sql'));
+  if (gold && gold.length !== raw.length) {
+    problems.push({ file: 'dev_gold.sql', message: `${gold.length} gold lines for ${raw.length} questions in dev.json; using dev.json's queries` });
   }
+  const aligned = gold && gold.length === raw.length ? gold : undefined;
+  const fileOf = new Map<string, string>();
+  const items: DatasetItem[] = [];
+  raw.forEach((entry, i) => {
+    const item = spiderItem(entry, `dev-${i}`, 'dev', 'dev.json', problems, aligned?.[i]);
+    if (!item) return;
+    items.push(item);
+    fileOf.set(item.id, 'dev.json');
+  });
+  items.push(...(await readSpiderTrainItems(root, problems, fileOf)));
   const databases = await buildDatabaseCatalog({ root, databaseDirs: ['database'], schemas, sampleValues, problems });
   checkItemsAgainstDatabases(items, databases, (item) => fileOf.get(item.id) ?? '', problems);
   return { format: 'spider', root, databases, items, problems };
+}
+
+/** tables.json by db_id; `why` says what the folder needs it for when it is missing. */
+export async function readSpiderSchemas(tablesFile: string, why: string): Promise<Map<string, TablesJsonEntry>> {
+  if (!existsSync(tablesFile)) throw new DatasetError(tablesFile, `file is missing: ${why}`);
+  return new Map(parseTablesJson(await readJsonFile(tablesFile), tablesFile).map((e) => [e.dbId, e]));
 }

@@ -1,4 +1,13 @@
+/** How a registered dataset is evaluated (Spider's or BIRD's semantics) and stored: a dataset version's format. */
 export type DatasetFormat = 'spider' | 'bird' | 'minibench';
+
+/** Spider's robustness variants: their own questions over Spider's databases (Spider-DK adds databases of its own). */
+export type SpiderVariantFormat = 'spider-syn' | 'spider-realistic' | 'spider-dk';
+
+/** The layouts a folder can be loaded from (`datasets add --format`); a Spider variant loads as format 'spider'. */
+export type DatasetSourceFormat = DatasetFormat | SpiderVariantFormat;
+
+export const DATASET_SOURCE_FORMATS: readonly DatasetSourceFormat[] = ['spider', 'bird', 'minibench', 'spider-syn', 'spider-realistic', 'spider-dk'];
 
 export interface ColumnSchema {
   name: string;
@@ -52,9 +61,22 @@ export interface GoldFlag extends DatasetProblem {
   flag: GoldFlagKind;
 }
 
+/** A file a dataset is built from: its path in the version (POSIX, relative) and where it is on disk. */
+export interface DatasetSourceFile {
+  path: string;
+  absPath: string;
+}
+
 export interface Dataset {
   format: DatasetFormat;
+  /** The layout it was loaded from, when not `format` itself (a Spider variant). */
+  sourceFormat?: SpiderVariantFormat;
   root: string;
+  /**
+   * The files the version is made of, when they are not simply every file under `root`: a Spider variant's
+   * questions plus the Spider folder's schemas, databases and training questions, laid out as one Spider folder.
+   */
+  files?: DatasetSourceFile[];
   databases: DatabaseSchema[];
   items: DatasetItem[];
   problems: DatasetProblem[];

@@ -1,4 +1,4 @@
-import { checkGoldInSandbox, prepareDatasetVersion, type DatasetFile, type DatasetFormat, type DatasetProblem, type GoldCheckSandbox } from '@sqlsweep/datasets';
+import { checkGoldInSandbox, prepareDatasetVersion, type DatasetFile, type DatasetProblem, type DatasetSourceFormat, type GoldCheckSandbox } from '@sqlsweep/datasets';
 import type { DatasetFileStore, DatasetRepository, DatasetVersion, FlaggedItem } from '@sqlsweep/db';
 
 export interface RegisteredDataset {
@@ -19,9 +19,10 @@ export interface RegisteredDataset {
 export async function registerDataset(
   repo: DatasetRepository,
   /** `sandbox`: the limits sweeps' workers use (SQLSWEEP_SANDBOX_SIZE, SQLSWEEP_SQL_DEADLINE_MS); the pool's defaults otherwise. */
-  opts: { name: string; format: DatasetFormat; path: string; dataDir: string; sandbox?: GoldCheckSandbox },
+  /** `spiderPath`: the Spider folder a spider-syn, spider-realistic or spider-dk folder's questions run on. */
+  opts: { name: string; format: DatasetSourceFormat; path: string; spiderPath?: string; dataDir: string; sandbox?: GoldCheckSandbox },
 ): Promise<RegisteredDataset> {
-  const prepared = await prepareDatasetVersion({ format: opts.format, path: opts.path, dataDir: opts.dataDir });
+  const prepared = await prepareDatasetVersion({ format: opts.format, path: opts.path, spiderPath: opts.spiderPath, dataDir: opts.dataDir });
   const { dataset } = prepared;
   const flagged = new Set(dataset.problems.map((p) => p.item).filter((i): i is string => i !== undefined));
   const items = dataset.items.filter((i) => !flagged.has(i.id));
@@ -37,7 +38,8 @@ export async function registerDataset(
   const flagOf = new Map(goldFlags?.map((f) => [f.item, { flag: f.flag, reason: f.message }]));
   const stored = await storeFiles(repo.files, prepared.files);
   const { version, created } = await repo.registerVersion({
-    name: opts.name, format: opts.format, contentHash: prepared.versionHash, sourcePath: dataset.root,
+    // A Spider variant is stored as format spider: it is scored with Spider's semantics.
+    name: opts.name, format: dataset.format, contentHash: prepared.versionHash, sourcePath: dataset.root,
     items: items.map((i) => ({
       itemId: i.id, split: i.split, dbId: i.dbId, question: i.question, evidence: i.evidence, goldSql: i.goldSql, difficulty: i.difficulty,
       hardness: i.hardness, goldFlag: flagOf.get(i.id),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parseEnv, workerEnvSchema } from '@sqlsweep/config';
-import { DatasetError, type DatasetFormat } from '@sqlsweep/datasets';
+import { DATASET_SOURCE_FORMATS, DatasetError, type DatasetSourceFormat } from '@sqlsweep/datasets';
 import { registerDataset, type RegisteredDataset } from '@sqlsweep/orchestration';
 import { cliEnv, openCore } from '../cli-env';
 import { table } from '../render';
@@ -26,16 +26,19 @@ export function registerDatasetsCommand(program: Command): void {
     .command('add')
     .description('register a dataset folder as a version (content hash of every file); store its files in the dataset store once; make and verify read-only replicas')
     .argument('<name>')
-    .requiredOption('--format <format>', 'spider | bird | minibench')
-    .requiredOption('--path <dir>', 'dataset folder')
-    .action(async (name: string, opts: { format: string; path: string }) => {
-      if (!['spider', 'bird', 'minibench'].includes(opts.format)) throw new Error(`--format: expected spider, bird or minibench, got "${opts.format}"`);
+    .requiredOption('--format <format>', DATASET_SOURCE_FORMATS.join(' | '))
+    .requiredOption('--path <dir>', 'dataset folder (for spider-syn, spider-realistic, spider-dk: the variant\'s folder)')
+    .option('--spider <dir>', 'spider-syn, spider-realistic, spider-dk: the Spider folder (tables.json, database/, train_spider.json) their questions run on; default: --path')
+    .action(async (name: string, opts: { format: string; path: string; spider?: string }) => {
+      if (!(DATASET_SOURCE_FORMATS as readonly string[]).includes(opts.format)) {
+        throw new Error(`--format: expected ${DATASET_SOURCE_FORMATS.join(', ')}, got "${opts.format}"`);
+      }
       const env = cliEnv();
       const limits = parseEnv(sandboxEnvSchema, process.env, 'sqlsweep environment');
       const core = await openCore(env);
       try {
         const r = await registerDataset(core.datasets, {
-          name, format: opts.format as DatasetFormat, path: opts.path, dataDir: env.SQLSWEEP_DATA_DIR,
+          name, format: opts.format as DatasetSourceFormat, path: opts.path, spiderPath: opts.spider, dataDir: env.SQLSWEEP_DATA_DIR,
           sandbox: { size: limits.SQLSWEEP_SANDBOX_SIZE, deadlineMs: limits.SQLSWEEP_SQL_DEADLINE_MS },
         });
         console.log(`${r.created ? 'registered' : 'already registered'}: ${name}@${r.version.contentHash.slice(0, 12)} (${r.items} items, ${r.databases} databases)`);
