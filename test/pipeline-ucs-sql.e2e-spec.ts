@@ -51,12 +51,15 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
       expect(r.metrics['linking.column.recall']).toBeGreaterThanOrEqual(0);
       expect(r.metrics['linking.column.precision']).toBeGreaterThanOrEqual(0);
       expect(r.metrics['prefilter.columns']).toBeGreaterThan(0);
+      expect(r.metrics['prefilter.column.recall']).toBeGreaterThanOrEqual(0);
+      expect(r.metrics['prefilter.column.precision']).toBeGreaterThan(0);
     }
     const recall = results.reduce((s, r) => s + r.metrics['linking.column.recall']!, 0) / results.length;
     expect(recall).toBeGreaterThan(0.6);
 
     // SS-QE's training-set precomputation: one instance per training item, shared by the variants that read it.
-    for (const stage of ['ucs-sql.train-question', 'ucs-sql.train-content', 'ucs-sql.train-structure']) {
+    expect(await traced('ucs-sql.train-preselect')).toHaveLength(161); // the same pre-processing as the target
+    for (const stage of ['ucs-sql.train-question', 'ucs-sql.train-content', 'ucs-sql.train-foreign-keys', 'ucs-sql.train-structure']) {
       const rows = await traced(stage);
       expect(rows).toHaveLength(161);
       expect(rows.every((r) => (r.trace as Trace)!.prompt.length === 2)).toBe(true);
@@ -65,7 +68,7 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
     expect(trainStructures.filter((o) => o.functions.length > 0).length).toBeGreaterThan(150);
 
     // Every LLM stage of the item graph left a prompt and a raw response.
-    for (const stage of ['ucs-sql.preselect', 'ucs-sql.question', 'ucs-sql.content', 'ucs-sql.structure', 'ucs-sql.select-shots', 'ucs-sql.skeleton', 'ucs-sql.generate']) {
+    for (const stage of ['ucs-sql.preselect', 'ucs-sql.question', 'ucs-sql.content', 'ucs-sql.foreign-keys', 'ucs-sql.structure', 'ucs-sql.select-shots', 'ucs-sql.skeleton', 'ucs-sql.generate']) {
       const called = (await traced(stage)).filter((r) => r.trace !== null && (r.trace as Trace)!.prompt !== undefined);
       expect({ stage, called: called.length > 0 }).toEqual({ stage, called: true });
       for (const r of called) expect(typeof (r.trace as Trace)!.response).toBe('string');
@@ -94,7 +97,8 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
     expect(again.code).toBe(0);
     const secondId = runIdOf(again.stdout);
     const second = await e2e.db.selectFrom('runs').select(['stage_jobs', 'reused_stages', 'status']).where('id', '=', secondId).executeTakeFirstOrThrow();
-    // 483 training extractions + per item: 5 shared target stages, 5 per selection, the draft and zero-shot's evaluate.
-    expect(second).toEqual({ stage_jobs: 0, reused_stages: 703, status: 'done' });
+    // 805 training extractions (5 stages x 161) + per item: 6 shared target stages, 5 per selection, the draft and
+    // zero-shot's evaluate.
+    expect(second).toEqual({ stage_jobs: 0, reused_stages: 1035, status: 'done' });
   });
 });

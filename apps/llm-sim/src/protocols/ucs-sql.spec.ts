@@ -20,7 +20,7 @@ const render = (name: string, prompt: string, correct = true) =>
   ucsSqlProtocols.find((p) => p.name === name)!.render({ item, sql: item.sql, rng: seededRng(1), correct, prompt });
 
 describe('UCS-SQL simulator protocols', () => {
-  it('recognise each UCS-SQL prompt, and leave the selector, skeleton and direct generation to the built-ins', () => {
+  it('recognise each UCS-SQL prompt, and leave the skeleton and direct generation to the built-ins', () => {
     expect(detectProtocol(instructions('question', {}))).toBe('method:ucs-sql.terms');
     expect(detectProtocol(instructions('content', {}))).toBe('method:ucs-sql.identifiers');
     expect(detectProtocol(instructions('structure', {}))).toBe('method:ucs-sql.functions');
@@ -28,7 +28,8 @@ describe('UCS-SQL simulator protocols', () => {
     expect(detectProtocol(instructions('generate', { skeleton_block: 'Fill the SQL skeleton: replace each _ with a table name' }))).toBe('method:ucs-sql.fill');
     expect(detectProtocol(instructions('generate', {}))).toBe('sql');
     expect(detectProtocol(instructions('skeleton', { hints: 'Candidate SQL functions: AVG' }))).toBe('skeleton');
-    expect(detectProtocol(instructions('preselect', {}))).toBe('tables');
+    expect(detectProtocol(instructions('preselect', {}))).toBe('method:ucs-sql.select-schema');
+    expect(detectProtocol(instructions('foreign-keys', {}))).toBe('method:ucs-sql.foreign-keys');
   });
 
   it('answer from the gold SQL in the formats the stages parse', () => {
@@ -41,6 +42,14 @@ describe('UCS-SQL simulator protocols', () => {
     const select = 'Select 1 questions that are closest in question phrasing\nsource questions:\ntrain-1: How many airports are there?\ntrain-7: Which route had the most delays in 2024?\n\ntarget question:\nQuestion: x';
     expect(JSON.parse(render('ucs-sql.select-shots', select))).toEqual(['train-7']);
     expect(render('ucs-sql.fill', '')).toBe(`\`\`\`sql\n${item.sql}\n\`\`\``);
+  });
+
+  it('selects the gold tables MAC-SQL-style and names the foreign keys the gold query joins on', () => {
+    const wide = Array.from({ length: 8 }, (_, i) => `- \`flights\`.\`c${i}\` (text)`).join('\n');
+    const schema = `# Table routes\n- \`routes\`.\`route_id\` (integer)\n- \`routes\`.\`flight_number\` (text)\n# Table flights\n${wide}\n- \`flights\`.\`flight_date\` (text)\n# Table airports\n- \`airports\`.\`code\` (text)`;
+    const fks = '### Foreign keys\n- `flights`.`route_id` = `routes`.`route_id`\n- `routes`.`origin` = `airports`.`code`';
+    expect(JSON.parse(render('ucs-sql.select-schema', `${schema}\n\n${fks}`))).toEqual({ routes: 'keep_all', flights: ['flight_date'], airports: 'drop_all' });
+    expect(JSON.parse(render('ucs-sql.foreign-keys', fks))).toEqual(['flights.route_id', 'routes.route_id']);
   });
 
   it('drops an identifier when the simulated model errs', () => {

@@ -49,6 +49,26 @@ function schemaIdentifiers(prompt: string): Array<{ table: string; column: strin
   return [...prompt.matchAll(/^- `([^`]+)`\.`([^`]+)`/gm)].map((m) => ({ table: m[1]!, column: m[2]! }));
 }
 
+/** The declared foreign keys a prompt lists, as `- \`a\`.\`x\` = \`b\`.\`y\`` lines. */
+function foreignKeyLines(prompt: string): Array<[{ table: string; column: string }, { table: string; column: string }]> {
+  return [...prompt.matchAll(/^- `([^`]+)`\.`([^`]+)` = `([^`]+)`\.`([^`]+)`/gm)].map((m) => [{ table: m[1]!, column: m[2]! }, { table: m[3]!, column: m[4]! }]);
+}
+
+/**
+ * MAC-SQL selector answer: the tables the SQL uses, whole when they have at most 6 columns, else the columns the SQL
+ * mentions; every other table dropped.
+ */
+function selection(prompt: string, sql: string): Record<string, 'keep_all' | 'drop_all' | string[]> {
+  const byTable = new Map<string, string[]>();
+  for (const c of schemaIdentifiers(prompt.split(/^### Foreign keys/m)[0]!)) byTable.set(c.table, [...(byTable.get(c.table) ?? []), c.column]);
+  const out: Record<string, 'keep_all' | 'drop_all' | string[]> = {};
+  for (const [table, columns] of byTable) {
+    if (!mentions(sql, table)) out[table] = 'drop_all';
+    else out[table] = columns.length <= 6 ? 'keep_all' : columns.filter((c) => mentions(sql, c));
+  }
+  return out;
+}
+
 function wordsOf(text: string): Set<string> {
   return new Set((text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => !STOPWORDS.has(w)));
 }
@@ -81,6 +101,19 @@ export const ucsSqlProtocols: MethodProtocol[] = [
       const used = schemaIdentifiers(prompt).filter((c) => mentions(sql, c.table) && mentions(sql, c.column));
       return JSON.stringify(dropOne(used, rng, correct).map((c) => `${c.table}.${c.column}`));
     },
+  },
+  {
+    name: 'ucs-sql.foreign-keys',
+    detect: (t) => t.includes('foreign-key step of a text-to-sql content pipe'),
+    render: ({ sql, prompt }) => {
+      const used = foreignKeyLines(prompt).filter(([a, b]) => [a, b].every((c) => mentions(sql, c.table) && mentions(sql, c.column)));
+      return JSON.stringify([...new Set(used.flat().map((c) => `${c.table}.${c.column}`))]);
+    },
+  },
+  {
+    name: 'ucs-sql.select-schema',
+    detect: (t) => t.includes('schema selector') && t.includes('"keep_all"'),
+    render: ({ sql, prompt }) => JSON.stringify(selection(prompt, sql)),
   },
   {
     name: 'ucs-sql.functions',

@@ -3,8 +3,8 @@ import type { MethodModule } from '../../method';
 import { evaluateStage, goldStage } from '../../stages/common';
 import { zeroShotGenerate } from '../zero-shot';
 import {
-  contentStage, generateStage, preselectStage, questionStage, selectShotsStage, shotCandidatesStage, skeletonStage, structureStage,
-  trainContentStage, trainQuestionStage, trainStructureStage,
+  contentStage, foreignKeysStage, generateStage, preselectStage, questionStage, selectShotsStage, shotCandidatesStage, skeletonStage, structureStage,
+  trainContentStage, trainForeignKeysStage, trainPreselectStage, trainQuestionStage, trainStructureStage,
 } from './stages';
 
 /**
@@ -26,11 +26,15 @@ export const ucsSqlPipeline = definePipeline('ucs-sql', {
     g.add(goldStage);
     const preselect = p.preselect ? g.add(preselectStage) : undefined;
     const question = stagesOn || ssQe ? g.add(questionStage) : undefined;
-    const content = useContent || ssQe ? g.add(contentStage, { preselect }) : undefined;
+    if (useContent || ssQe) g.add(contentStage, { preselect });
+    const content = useContent || ssQe ? g.add(foreignKeysStage, { preselect }) : undefined;
     const structure = useStructure || ssQe ? g.add(structureStage) : undefined;
     if (ssQe) {
+      // Training questions go through the same pre-processing, so |I| is counted on the same schema view.
+      const trainPreselect = p.preselect ? g.add(trainPreselectStage) : undefined;
       g.add(trainQuestionStage);
-      g.add(trainContentStage);
+      g.add(trainContentStage, { preselect: trainPreselect });
+      g.add(trainForeignKeysStage, { preselect: trainPreselect });
       g.add(trainStructureStage);
     }
     let shots: typeof selectShotsStage | undefined;
@@ -63,7 +67,7 @@ export const ucsSqlPipeline = definePipeline('ucs-sql', {
 export const ucsSqlMethod: MethodModule = {
   pipelines: { 'ucs-sql': ucsSqlPipeline },
   stages: [
-    preselectStage, questionStage, contentStage, structureStage, trainQuestionStage, trainContentStage, trainStructureStage,
-    shotCandidatesStage, selectShotsStage, skeletonStage, generateStage,
+    preselectStage, questionStage, contentStage, foreignKeysStage, structureStage,
+    trainPreselectStage, trainQuestionStage, trainContentStage, trainForeignKeysStage, trainStructureStage, shotCandidatesStage, selectShotsStage, skeletonStage, generateStage,
   ],
 };

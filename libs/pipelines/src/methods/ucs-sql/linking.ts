@@ -77,23 +77,25 @@ export interface BiFilteredSchema {
 }
 
 /**
- * Bi-directional linking result: the union of what the LLM identified and the exact matches in both directions,
- * expanded with the foreign keys joining the chosen tables. A table named alone keeps its primary key, so that it
- * can still be counted or joined. Order follows the schema.
+ * The final identifiers as a bi-filtered schema: the tables and columns identified, in schema order. With
+ * `codeAdditions` (not in the paper) a table named without any column also keeps its primary key, and the declared
+ * foreign keys joining the chosen tables add both their columns.
  */
-export function biFilter(identified: readonly ResolvedIdentifier[], schema: DatabaseSchema): BiFilteredSchema {
+export function biFilter(identified: readonly ResolvedIdentifier[], schema: DatabaseSchema, opts: { codeAdditions: boolean }): BiFilteredSchema {
   const tableSet = new Set<string>();
   const columnSet = new Set<string>();
   for (const r of identified) {
     if (r.kind === 'column') { tableSet.add(r.column.table.toLowerCase()); columnSet.add(columnKey(r.column)); }
     if (r.kind === 'table') tableSet.add(r.table.toLowerCase());
   }
-  for (const t of schema.tables) {
-    if (!tableSet.has(t.name.toLowerCase())) continue;
-    const hasColumn = t.columns.some((c) => columnSet.has(columnKey({ table: t.name, column: c.name })));
-    if (!hasColumn) for (const c of t.columns.filter((x) => x.primaryKey)) columnSet.add(columnKey({ table: t.name, column: c.name }));
+  if (opts.codeAdditions) {
+    for (const t of schema.tables) {
+      if (!tableSet.has(t.name.toLowerCase())) continue;
+      const hasColumn = t.columns.some((c) => columnSet.has(columnKey({ table: t.name, column: c.name })));
+      if (!hasColumn) for (const c of t.columns.filter((x) => x.primaryKey)) columnSet.add(columnKey({ table: t.name, column: c.name }));
+    }
+    for (const c of foreignKeyColumns([...tableSet], schema)) columnSet.add(columnKey(c));
   }
-  for (const c of foreignKeyColumns([...tableSet], schema)) columnSet.add(columnKey(c));
   const tables: string[] = [];
   const columns: ColumnId[] = [];
   for (const t of schema.tables) {

@@ -3,7 +3,7 @@
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** The first JSON value of the given kind in the answer: a ```json fence, else the first bracketed span that parses. */
-function findJson(raw: string, open: '[' | '{'): unknown {
+export function findJson(raw: string, open: '[' | '{'): unknown {
   const fence = /```(?:json)?[ \t]*\n([\s\S]*?)```/.exec(raw);
   const candidates = fence ? [fence[1], raw] : [raw];
   const close = open === '[' ? ']' : '}';

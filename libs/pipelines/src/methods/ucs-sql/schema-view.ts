@@ -9,7 +9,10 @@ export function countColumns(schema: DatabaseSchema): number {
   return schema.tables.reduce((n, t) => n + t.columns.length, 0);
 }
 
-/** The schema restricted to some tables and, when `columns` is given, to those columns of them (schema order kept). */
+/**
+ * The schema restricted to some tables and, when `columns` is given, to those columns of them (schema order kept).
+ * A listed table none of whose columns is listed stays, with no columns: it was named on its own.
+ */
 export function subSchema(schema: DatabaseSchema, tables: readonly string[], columns?: readonly ColumnId[]): DatabaseSchema {
   const keepTables = new Set(tables.map((t) => t.toLowerCase()));
   const keepColumns = columns ? new Set(columns.map(columnKey)) : undefined;
@@ -17,9 +20,22 @@ export function subSchema(schema: DatabaseSchema, tables: readonly string[], col
   for (const t of schema.tables) {
     if (!keepTables.has(t.name.toLowerCase())) continue;
     const cols = keepColumns ? t.columns.filter((c) => keepColumns.has(columnKey({ table: t.name, column: c.name }))) : t.columns;
-    if (cols.length > 0) kept.push({ ...t, columns: cols });
+    kept.push({ ...t, columns: cols });
   }
   return { ...schema, tables: kept };
+}
+
+/** Every table and column of a schema, as a linking set (what a whole schema "predicts"). */
+export function schemaAsLinkingSet(schema: DatabaseSchema): { tables: string[]; columns: ColumnId[] } {
+  return { tables: schema.tables.map((t) => t.name), columns: schema.tables.flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name }))) };
+}
+
+/** The declared foreign keys between tables of the schema, one `a`.`x` = `b`.`y` line each; '(none declared)' if none. */
+export function renderForeignKeys(schema: DatabaseSchema): string {
+  const present = new Set(schema.tables.map((t) => t.name.toLowerCase()));
+  const lines = schema.tables.flatMap((t) => t.columns.flatMap((c) =>
+    c.references && present.has(c.references.table.toLowerCase()) ? [`- \`${t.name}\`.\`${c.name}\` = \`${c.references.table}\`.\`${c.references.column}\``] : []));
+  return lines.length ? lines.join('\n') : '(none declared)';
 }
 
 function describeColumn(t: TableSchema, c: TableSchema['columns'][number]): string {

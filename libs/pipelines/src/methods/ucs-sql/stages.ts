@@ -1,15 +1,15 @@
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { from, optionalSlot, stagesOf, trainItemsOf } from '../../define-stage';
-import { parseGeneratedSql } from '../zero-shot';
-import { parseSqlAnswer } from '../../parse-sql';
+import { parseFinalSql, parseSqlAnswer } from '../../parse-sql';
 import { linkingMetricEntries, linkingMetrics, touchedSchema } from '../../sql';
 import type { GeneratedSql } from '../../stages/common';
 import type { StageItem } from '../../stage-context';
 import { evidenceLine } from '../../llm-call';
 import { loadTemplate } from '../../template';
-import { biFilter, namesInQuestion, resolveIdentifier, termMatches } from './linking';
+import { biFilter, namesInQuestion, resolveIdentifier, termMatches, type ResolvedIdentifier } from './linking';
+import { needsPreselect, parseSelection, type SelectedSchema } from './preselect';
 import { parseChosenIds, parseFunctions, parseQuestionTerms, parseStringList, SQL_FUNCTIONS } from './parse';
-import { countColumns, renderSchemaLines, subSchema, type ColumnId } from './schema-view';
+import { countColumns, renderForeignKeys, renderSchemaLines, schemaAsLinkingSet, subSchema, type ColumnId } from './schema-view';
 import { selectDailShots, type DailShots } from './dail-shots';
 import { underscoreSkeleton } from './sql-skeleton';
 import { datasetOrder, ssQeCandidates, type StructureProfile } from './ss-qe';
@@ -18,6 +18,7 @@ export const templates = {
   preselect: loadTemplate('ucs-sql.preselect'),
   question: loadTemplate('ucs-sql.question'),
   content: loadTemplate('ucs-sql.content'),
+  foreignKeys: loadTemplate('ucs-sql.foreign-keys'),
   structure: loadTemplate('ucs-sql.structure'),
   selectShots: loadTemplate('ucs-sql.select-shots'),
   skeleton: loadTemplate('ucs-sql.skeleton'),
@@ -26,10 +27,21 @@ export const templates = {
 
 // ---- stage outputs -------------------------------------------------------------------------------------------
 
-export interface PreselectOutput { tables: string[]; pruned: boolean; parseError?: string; metrics: Record<string, number> }
+export interface PreselectOutput {
+  /** The selector's sub-database: tables kept and, of each, the columns kept. */
+  tables: string[];
+  columns: ColumnId[];
+  pruned: boolean;
+  parseError?: string;
+  /** `prefilter.{table,column}.{precision,recall,f1}` against the gold SQL, and `prefilter.columns` (Table 4, Fig. 7). */
+  metrics: Record<string, number>;
+}
 export interface TermsOutput { content: string[]; structure: string[]; parseError?: string }
+/** The content pipe's first call: candidate identifiers from the terms and evidence, resolved against the schema. */
+export interface ContentCandidatesOutput { identified: ResolvedIdentifier[]; unknown: string[]; parseError?: string }
+/** The content pipe's result, after the foreign-key step. */
 export interface ContentOutput {
-  /** Final identifiers as `table.column` (and bare table names). */
+  /** Final identifiers as `table.column` (and bare table names): |I| of SS-QE's complexity. */
   identifiers: string[];
   /** The bi-filtered schema; null when the answer was unusable and the pre-filtered schema stands in. */
   biFiltered: { tables: string[]; columns: ColumnId[] } | null;
@@ -57,7 +69,7 @@ const s = stagesOf('ucs-sql');
 
 /** The pre-filtered schema: the selector's sub-database when the pre-selection stage ran, else the whole schema. */
 function preFiltered(schema: DatabaseSchema, preselect: PreselectOutput | undefined): DatabaseSchema {
-  return preselect ? subSchema(schema, preselect.tables) : schema;
+  return preselect ? subSchema(schema, preselect.tables, preselect.columns) : schema;
 }
 
 const quoteList = (xs: readonly string[]): string => (xs.length ? xs.map((x) => JSON.stringify(x)).join(', ') : '(none)');
@@ -71,28 +83,38 @@ function renderExamples(examples: readonly Example[], answer: (e: Example) => st
 
 // ---- pre-selection -------------------------------------------------------------------------------------------
 
-/** MAC-SQL-style selector; a schema at or below `preselectAboveColumns` columns passes through without a call. */
-export const preselectStage = s.llm({
-  name: 'ucs-sql.preselect', version: 1, template: templates.preselect, reads: ['preselectAboveColumns'], expectedOutputTokens: 30,
-  render: (ctx) => ({ schema: renderSchemaLines(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question }),
+/** The pre-filtered schema scored against the gold SQL's tables and columns (Table 4's "Pre-filtered" rows). */
+function preselectOutput(item: StageItem, schema: DatabaseSchema, kept: SelectedSchema, pruned: boolean, parseError?: string): PreselectOutput {
+  const selected = subSchema(schema, kept.tables, kept.columns);
+  const m = linkingMetrics(schemaAsLinkingSet(selected), touchedSchema(item.goldSql, schema));
+  return {
+    tables: kept.tables, columns: kept.columns, pruned, ...(parseError ? { parseError } : {}),
+    metrics: { ...linkingMetricEntries('prefilter', m), 'prefilter.columns': countColumns(selected) },
+  };
+}
+
+/**
+ * MAC-SQL's selector, the paper's pre-processing: the LLM drops irrelevant tables and keeps the relevant columns of
+ * wide tables. A schema MAC-SQL would leave alone (see `needsPreselect`) passes through without a call; the
+ * pre-filtered schema is scored either way. For the target, or (SS-QE's Algorithm 1, line 5, which runs the
+ * question and transitional stages on every training question, pre-processing included) for every training item.
+ */
+const preselectStageNamed = (name: string, scope: 'item' | 'train-items') => s.llm({
+  name, version: 2, scope, template: templates.preselect, reads: ['preselectAboveColumns', 'preselectAboveAverageColumns'], expectedOutputTokens: 60,
+  render: (ctx) => ({ schema: renderSchemaLines(ctx.schema), foreign_keys: renderForeignKeys(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question }),
   skip: (ctx) => {
-    if (countColumns(ctx.schema) > ctx.params.preselectAboveColumns) return undefined;
-    const output: PreselectOutput = { tables: ctx.schema.tables.map((t) => t.name), pruned: false, metrics: { 'prefilter.columns': countColumns(ctx.schema) } };
-    return { output };
+    if (needsPreselect(ctx.schema, ctx.params.preselectAboveColumns, ctx.params.preselectAboveAverageColumns)) return undefined;
+    return { output: preselectOutput(ctx.item, ctx.schema, schemaAsLinkingSet(ctx.schema), false) };
   },
-  skipsFor: (ctx) => countColumns(ctx.schema) <= ctx.params.preselectAboveColumns,
+  skipsFor: (ctx) => !needsPreselect(ctx.schema, ctx.params.preselectAboveColumns, ctx.params.preselectAboveAverageColumns),
   parse: (response, ctx): PreselectOutput => {
-    const all = ctx.schema.tables.map((t) => t.name);
-    const list = parseStringList(response.output, 'table names');
-    const tables = list.ok ? list.value.map((t) => resolveIdentifier(t, ctx.schema)).flatMap((r) => (r.kind === 'table' ? [r.table] : [])) : [];
-    if (tables.length === 0) {
-      const parseError = list.ok ? `no known table among ${JSON.stringify(list.value)}` : list.error;
-      return { tables: all, pruned: false, parseError, metrics: { 'prefilter.columns': countColumns(ctx.schema) } };
-    }
-    const kept = all.filter((t) => tables.includes(t));
-    return { tables: kept, pruned: kept.length < all.length, metrics: { 'prefilter.columns': countColumns(subSchema(ctx.schema, kept)) } };
+    const selection = parseSelection(response.output, ctx.schema);
+    if (!selection.ok) return preselectOutput(ctx.item, ctx.schema, schemaAsLinkingSet(ctx.schema), false, selection.error);
+    return preselectOutput(ctx.item, ctx.schema, selection.value, selection.value.columns.length < countColumns(ctx.schema));
   },
 });
+export const preselectStage = preselectStageNamed('ucs-sql.preselect', 'item');
+export const trainPreselectStage = preselectStageNamed('ucs-sql.train-preselect', 'train-items');
 
 // ---- question stage ------------------------------------------------------------------------------------------
 
@@ -110,48 +132,87 @@ export const trainQuestionStage = questionStageNamed('ucs-sql.train-question', '
 
 // ---- transitional stage: content pipe ------------------------------------------------------------------------
 
-function contentValues(item: StageItem, schema: DatabaseSchema, terms: readonly string[]): Record<string, string> {
-  return { schema: renderSchemaLines(schema), content_terms: quoteList(terms), evidence_line: evidenceLine(item), question: item.question };
+/**
+ * Content pipe, first call: the LLM turns the content terms (with the evidence) into candidate identifiers, by exact
+ * name where one matches and by column description otherwise. Identifiers the schema lacks are kept apart (`unknown`).
+ * Training questions see their pre-filtered schema too, so that |I| is counted on the same view for both.
+ */
+const contentStageNamed = (name: string, scope: 'item' | 'train-items', question: typeof questionStage) => s.llm({
+  name, version: 2, scope, template: templates.content, expectedOutputTokens: 40,
+  inputs: { terms: from(question), preselect: optionalSlot<PreselectOutput>() },
+  render: (ctx, inputs) => ({
+    schema: renderSchemaLines(inputs ? preFiltered(ctx.schema, inputs.preselect) : ctx.schema),
+    content_terms: quoteList(inputs?.terms.content ?? []), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
+  }),
+  parse: (response, ctx): ContentCandidatesOutput => {
+    const list = parseStringList(response.output, 'schema identifiers');
+    if (!list.ok) return { identified: [], unknown: [], parseError: list.error };
+    const resolved = list.value.map((raw) => resolveIdentifier(raw, preFiltered(ctx.schema, ctx.inputs.preselect)));
+    return { identified: resolved.filter((r) => r.kind !== 'unknown'), unknown: resolved.flatMap((r) => (r.kind === 'unknown' ? [r.raw] : [])) };
+  },
+});
+export const contentStage = contentStageNamed('ucs-sql.content', 'item', questionStage);
+export const trainContentStage = contentStageNamed('ucs-sql.train-content', 'train-items', trainQuestionStage);
+
+const identifierText = (r: ResolvedIdentifier): string => (r.kind === 'column' ? `${r.column.table}.${r.column.column}` : r.kind === 'table' ? r.table : r.raw);
+
+/** The content pipe's result when its first answer was unusable: the pre-filtered schema stands in, scored. */
+function contentFallback(item: StageItem, fullSchema: DatabaseSchema, schema: DatabaseSchema, parseError: string): ContentOutput {
+  const m = linkingMetrics(schemaAsLinkingSet(schema), touchedSchema(item.goldSql, fullSchema));
+  return { identifiers: [], biFiltered: null, unknown: [], parseError, metrics: { ...linkingMetricEntries('linking', m), 'linking.columns': countColumns(schema) } };
 }
 
-/** `schema` is what the prompt showed (the pre-filtered schema); the gold columns are looked up in `fullSchema`. */
-function parseContent(answer: string, item: StageItem, fullSchema: DatabaseSchema, schema: DatabaseSchema, terms: readonly string[]): ContentOutput {
-  const gold = touchedSchema(item.goldSql, fullSchema);
-  const list = parseStringList(answer, 'schema identifiers');
-  if (!list.ok) {
-    const m = linkingMetrics({ tables: schema.tables.map((t) => t.name), columns: schema.tables.flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name }))) }, gold);
-    return { identifiers: [], biFiltered: null, unknown: [], parseError: list.error, metrics: { ...linkingMetricEntries('linking', m), 'linking.columns': countColumns(schema) } };
-  }
-  const resolved = list.value.map((raw) => resolveIdentifier(raw, schema));
-  const linked = biFilter([...resolved, ...termMatches(terms, schema), ...namesInQuestion(item.question, schema)], schema);
-  const m = linkingMetrics(linked, gold);
+/**
+ * The final identifiers: the candidates ∪ the foreign-key identifiers, both from the LLM. With `linkingCodeAdditions`
+ * (not in the paper) the code adds exact term and question-name matches, declared foreign keys and primary keys.
+ * Metrics: the bi-filtered schema against the gold SQL's tables and columns (the paper's Table 4).
+ */
+function finalContent(
+  item: StageItem, fullSchema: DatabaseSchema, schema: DatabaseSchema, candidates: ContentCandidatesOutput,
+  foreignKeys: readonly ResolvedIdentifier[], terms: readonly string[], codeAdditions: boolean, parseError?: string,
+): ContentOutput {
+  const codeAdded = codeAdditions ? [...termMatches(terms, schema), ...namesInQuestion(item.question, schema)] : [];
+  const linked = biFilter([...candidates.identified, ...foreignKeys, ...codeAdded], schema, { codeAdditions });
+  const m = linkingMetrics(linked, touchedSchema(item.goldSql, fullSchema));
   return {
     identifiers: [...linked.tables, ...linked.columns.map((c) => `${c.table}.${c.column}`)],
     biFiltered: linked,
-    unknown: resolved.flatMap((r) => (r.kind === 'unknown' ? [r.raw] : [])),
+    unknown: candidates.unknown,
+    ...(parseError ? { parseError } : {}),
     metrics: { ...linkingMetricEntries('linking', m), 'linking.columns': linked.columns.length },
   };
 }
 
 /**
- * Content pipe: the LLM maps terms (with evidence) to identifiers and picks columns by description; the code adds
- * exact matches in both directions and the foreign keys joining the chosen tables, giving the bi-filtered schema.
- * Metrics: the bi-filtered schema against the gold SQL's tables and columns (the paper's Table 4).
+ * Content pipe, foreign-key expansion (the paper's "Foreign Keys Combination"): the LLM names the foreign keys that
+ * join the candidates' tables; their columns join the candidate set, giving the final identifiers and the bi-filtered
+ * schema. Skipped when the first call's answer was unusable (the pre-filtered schema stands in).
  */
-export const contentStage = s.llm({
-  name: 'ucs-sql.content', version: 1, template: templates.content, expectedOutputTokens: 40,
-  inputs: { terms: from(questionStage), preselect: optionalSlot<PreselectOutput>() },
-  render: (ctx, inputs) => contentValues(ctx.item, inputs ? preFiltered(ctx.schema, inputs.preselect) : ctx.schema, inputs?.terms.content ?? []),
-  parse: (response, ctx) => parseContent(response.output, ctx.item, ctx.schema, preFiltered(ctx.schema, ctx.inputs.preselect), ctx.inputs.terms.content),
+const foreignKeysStageNamed = (name: string, scope: 'item' | 'train-items', content: typeof contentStage, question: typeof questionStage) => s.llm({
+  name, version: 1, scope, template: templates.foreignKeys, reads: ['linkingCodeAdditions'], expectedOutputTokens: 30,
+  inputs: { content: from(content), terms: from(question), preselect: optionalSlot<PreselectOutput>() },
+  render: (ctx, inputs) => {
+    const schema = inputs ? preFiltered(ctx.schema, inputs.preselect) : ctx.schema;
+    return {
+      schema: renderSchemaLines(schema), foreign_keys: renderForeignKeys(schema),
+      candidates: quoteList((inputs?.content.identified ?? []).map(identifierText)), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
+    };
+  },
+  skip: (ctx) => {
+    const { content: candidates, preselect } = ctx.inputs;
+    if (!candidates.parseError) return undefined;
+    return { output: contentFallback(ctx.item, ctx.schema, preFiltered(ctx.schema, preselect), candidates.parseError) };
+  },
+  parse: (response, ctx): ContentOutput => {
+    const schema = preFiltered(ctx.schema, ctx.inputs.preselect);
+    const list = parseStringList(response.output, 'foreign-key identifiers');
+    const foreignKeys = list.ok ? list.value.map((raw) => resolveIdentifier(raw, schema)).filter((r) => r.kind !== 'unknown') : [];
+    return finalContent(ctx.item, ctx.schema, schema, ctx.inputs.content, foreignKeys, ctx.inputs.terms.content, ctx.params.linkingCodeAdditions,
+      list.ok ? undefined : `foreign keys: ${list.error}`);
+  },
 });
-
-/** The content pipe over a training question (SS-QE's profiles), on its whole schema. */
-export const trainContentStage = s.llm({
-  name: 'ucs-sql.train-content', version: 1, scope: 'train-items', template: templates.content, expectedOutputTokens: 40,
-  inputs: { terms: from(trainQuestionStage) },
-  render: (ctx, inputs) => contentValues(ctx.item, ctx.schema, inputs?.terms.content ?? []),
-  parse: (response, ctx) => parseContent(response.output, ctx.item, ctx.schema, ctx.schema, ctx.inputs.terms.content),
-});
+export const foreignKeysStage = foreignKeysStageNamed('ucs-sql.foreign-keys', 'item', contentStage, questionStage);
+export const trainForeignKeysStage = foreignKeysStageNamed('ucs-sql.train-foreign-keys', 'train-items', trainContentStage, trainQuestionStage);
 
 // ---- transitional stage: structure pipe ----------------------------------------------------------------------
 
@@ -207,7 +268,7 @@ export const shotCandidatesStage = s.compute({
   reads: ['shots', 'shotSelection', 'theta1', 'theta2', 'dailThreshold'],
   inputs: {
     content: optionalSlot<ContentOutput>(), structure: optionalSlot<StructureOutput>(),
-    trainContent: trainItemsOf(trainContentStage), trainStructure: trainItemsOf(trainStructureStage),
+    trainContent: trainItemsOf(trainForeignKeysStage), trainStructure: trainItemsOf(trainStructureStage),
     draft: optionalSlot<GeneratedSql>(),
   },
   run: async (ctx) => {
@@ -307,11 +368,11 @@ function skeletonValues(item: StageItem, hints: Hints): Record<string, string> {
 }
 
 export const skeletonStage = s.llm({
-  name: 'ucs-sql.skeleton', version: 1, template: templates.skeleton, expectedOutputTokens: 40,
+  name: 'ucs-sql.skeleton', version: 2, template: templates.skeleton, expectedOutputTokens: 40,
   inputs: { structure: optionalSlot<StructureOutput>(), terms: optionalSlot<TermsOutput>(), shots: optionalSlot<ShotsOutput>() },
   render: (ctx, inputs) => skeletonValues(ctx.item, inputs ?? {}),
   parse: (response): SkeletonOutput => {
-    const parsed = parseSqlAnswer(response.output);
+    const parsed = parseSqlAnswer(response.output, { expect: 'skeleton' });
     return parsed.ok ? { skeleton: parsed.sql } : { skeleton: null, parseError: parsed.error };
   },
 });
@@ -342,11 +403,11 @@ function generateValues(item: StageItem, schema: DatabaseSchema, hints: Hints): 
 }
 
 export const generateStage = s.llm({
-  name: 'ucs-sql.generate', version: 1, template: templates.generate, expectedOutputTokens: 60,
+  name: 'ucs-sql.generate', version: 2, template: templates.generate, expectedOutputTokens: 60,
   inputs: {
     preselect: optionalSlot<PreselectOutput>(), content: optionalSlot<ContentOutput>(), structure: optionalSlot<StructureOutput>(),
     terms: optionalSlot<TermsOutput>(), shots: optionalSlot<ShotsOutput>(), skeleton: optionalSlot<SkeletonOutput>(),
   },
   render: (ctx, inputs) => generateValues(ctx.item, ctx.schema, inputs ?? {}),
-  parse: (response): GeneratedSql => parseGeneratedSql(response.output),
+  parse: (response): GeneratedSql => parseFinalSql(response.output),
 });

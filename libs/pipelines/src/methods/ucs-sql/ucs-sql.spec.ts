@@ -14,7 +14,7 @@ import { biFilter, resolveIdentifier } from './linking';
 import { normalizeFunction, parseChosenIds, parseFunctions, parseQuestionTerms, parseStringList } from './parse';
 import { dailSkeletonTokens } from './sql-skeleton';
 import { ssQeCandidates } from './ss-qe';
-import type { CandidatesOutput, ContentOutput, Example, PreselectOutput, ShotsOutput, StructureOutput, TermsOutput } from './stages';
+import type { CandidatesOutput, ContentCandidatesOutput, ContentOutput, Example, PreselectOutput, ShotsOutput, StructureOutput, TermsOutput } from './stages';
 
 const repoRoot = join(__dirname, '..', '..', '..', '..', '..');
 
@@ -29,8 +29,10 @@ const toStageItem = (i: Dataset['items'][number]): StageItem => ({ itemId: i.id,
 describe('ucs-sql graph', () => {
   it('runs every stage with SS-QE 5-shot by default, the two pipes both reading the question stage', () => {
     expect(stagesOf('{}')).toEqual([
-      'gold()', 'ucs-sql.preselect()', 'ucs-sql.question()', 'ucs-sql.content(terms,preselect)', 'ucs-sql.structure(terms)',
-      'ucs-sql.train-question()', 'ucs-sql.train-content(terms)', 'ucs-sql.train-structure(terms)',
+      'gold()', 'ucs-sql.preselect()', 'ucs-sql.question()', 'ucs-sql.content(terms,preselect)',
+      'ucs-sql.foreign-keys(content,terms,preselect)', 'ucs-sql.structure(terms)',
+      'ucs-sql.train-preselect()', 'ucs-sql.train-question()', 'ucs-sql.train-content(terms,preselect)',
+      'ucs-sql.train-foreign-keys(content,terms,preselect)', 'ucs-sql.train-structure(terms)',
       'ucs-sql.shot-candidates(content,structure,trainContent,trainStructure)', 'ucs-sql.select-shots(candidates)',
       'ucs-sql.skeleton(structure,shots)', 'ucs-sql.generate(preselect,content,structure,shots,skeleton)', 'evaluate(gold,prediction)',
     ]);
@@ -41,15 +43,15 @@ describe('ucs-sql graph', () => {
     expect(stagesOf(`${zero}, contentPipe: [false] }`)).toEqual(['gold()', 'ucs-sql.preselect()', 'ucs-sql.question()', 'ucs-sql.structure(terms)',
       'ucs-sql.skeleton(structure)', 'ucs-sql.generate(preselect,structure,skeleton)', 'evaluate(gold,prediction)']);
     expect(stagesOf(`${zero}, structurePipe: [false] }`)).toEqual(['gold()', 'ucs-sql.preselect()', 'ucs-sql.question()', 'ucs-sql.content(terms,preselect)',
-      'ucs-sql.skeleton()', 'ucs-sql.generate(preselect,content,skeleton)', 'evaluate(gold,prediction)']);
+      'ucs-sql.foreign-keys(content,terms,preselect)', 'ucs-sql.skeleton()', 'ucs-sql.generate(preselect,content,skeleton)', 'evaluate(gold,prediction)']);
     expect(stagesOf(`${zero}, transitional: [false] }`)).toEqual(['gold()', 'ucs-sql.preselect()', 'ucs-sql.question()',
       'ucs-sql.skeleton(terms)', 'ucs-sql.generate(preselect,terms,skeleton)', 'evaluate(gold,prediction)']);
     expect(stagesOf(`${zero}, questionTransitional: [false] }`)).toEqual(['gold()', 'ucs-sql.preselect()',
       'ucs-sql.skeleton()', 'ucs-sql.generate(preselect,skeleton)', 'evaluate(gold,prediction)']);
     expect(stagesOf(`${zero}, sqlStage: [false] }`)).toEqual(['gold()', 'ucs-sql.preselect()', 'ucs-sql.question()', 'ucs-sql.content(terms,preselect)',
-      'ucs-sql.structure(terms)', 'ucs-sql.generate(preselect,content,structure)', 'evaluate(gold,prediction)']);
+      'ucs-sql.foreign-keys(content,terms,preselect)', 'ucs-sql.structure(terms)', 'ucs-sql.generate(preselect,content,structure)', 'evaluate(gold,prediction)']);
     expect(stagesOf('{ shots: [2], shotSelection: [fixed], preselect: [false] }')).toEqual(['gold()', 'ucs-sql.question()', 'ucs-sql.content(terms)',
-      'ucs-sql.structure(terms)', 'ucs-sql.shot-candidates()', 'ucs-sql.select-shots(candidates)', 'ucs-sql.skeleton(structure,shots)',
+      'ucs-sql.foreign-keys(content,terms)', 'ucs-sql.structure(terms)', 'ucs-sql.shot-candidates()', 'ucs-sql.select-shots(candidates)', 'ucs-sql.skeleton(structure,shots)',
       'ucs-sql.generate(content,structure,shots,skeleton)', 'evaluate(gold,prediction)']);
   });
 
@@ -60,8 +62,8 @@ describe('ucs-sql graph', () => {
 
   it('drafts with the zero-shot baseline\'s own node for DAIL selection, with no training-set precomputation', () => {
     expect(stagesOf('{ shotSelection: [dail] }')).toEqual([
-      'gold()', 'ucs-sql.preselect()', 'ucs-sql.question()', 'ucs-sql.content(terms,preselect)', 'ucs-sql.structure(terms)',
-      'zero-shot.generate()', 'ucs-sql.shot-candidates(draft)', 'ucs-sql.select-shots(candidates)',
+      'gold()', 'ucs-sql.preselect()', 'ucs-sql.question()', 'ucs-sql.content(terms,preselect)',
+      'ucs-sql.foreign-keys(content,terms,preselect)', 'ucs-sql.structure(terms)', 'zero-shot.generate()', 'ucs-sql.shot-candidates(draft)', 'ucs-sql.select-shots(candidates)',
       'ucs-sql.skeleton(structure,shots)', 'ucs-sql.generate(preselect,content,structure,shots,skeleton)', 'evaluate(gold,prediction)',
     ]);
     expect(nodeOf('{ shotSelection: [dail] }', 'ucs-sql.shot-candidates')).toMatchObject({ reads: ['shots', 'shotSelection', 'dailThreshold'], inputs: { draft: 'zero-shot.generate' } });
@@ -219,7 +221,10 @@ describe('ucs-sql DAIL selection (ranking)', () => {
 describe('ucs-sql stages on minibench dev-15', () => {
   let schema: DatabaseSchema;
   let item: StageItem;
-  const params = { model: 'sim-strong', temperature: 0.1, maxTokens: 512, sampleIndex: 0, cacheNamespace: '', preselectAboveColumns: 30 };
+  const params = {
+    model: 'sim-strong', temperature: 0.1, maxTokens: 512, sampleIndex: 0, cacheNamespace: '', preselectAboveColumns: 30, preselectAboveAverageColumns: 6,
+    linkingCodeAdditions: false,
+  };
 
   beforeAll(async () => {
     const dataset = await loadDataset({ format: 'minibench', path: join(repoRoot, 'data/minibench/dist') });
@@ -232,7 +237,9 @@ describe('ucs-sql stages on minibench dev-15', () => {
   const llm = (name: string) => stageImplementations[name] as LlmStage;
   const response = (output: string) => ({ output }) as LlmResponse;
 
-  const preselect: PreselectOutput = { tables: ['flights', 'routes'], pruned: true, metrics: {} };
+  const columnsOf = (...tables: string[]) => schema.tables.filter((t) => tables.includes(t.name)).flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name })));
+  let preselect: PreselectOutput;
+  beforeAll(() => { preselect = { tables: ['flights', 'routes'], columns: columnsOf('flights', 'routes'), pruned: true, metrics: {} }; });
   const terms: TermsOutput = { content: ['route', 'punctuality', 'January 2024', 'flight number'], structure: ['worst', 'which route'] };
   const structure: StructureOutput = { functions: ['WHERE', 'JOIN', 'GROUP BY', 'ORDER BY', 'DESC', 'LIMIT', 'AVG', 'LIKE'], unknown: [] };
   const shot: Example = { id: 'train-3', question: 'Which airline had the most flights?', evidence: null, sql: "SELECT airline_code FROM routes GROUP BY airline_code ORDER BY COUNT(*) DESC LIMIT 1" };
@@ -240,27 +247,81 @@ describe('ucs-sql stages on minibench dev-15', () => {
   const candidates: CandidatesOutput = { selection: 'ss-qe', k: 1, relaxed: false, metrics: {}, examples: [shot, { ...shot, id: 'train-8', question: 'How many routes leave Denver?' }] };
   let content: ContentOutput;
 
-  it('links content: LLM identifiers + exact matches + foreign keys, scored against the gold columns', () => {
-    content = llm('ucs-sql.content').parse(response('["flights.arrival_delay_min", "flights.flight_date", "routes.flight_number", "routes.punctuality"]'), ctx({ terms, preselect })) as ContentOutput;
-    expect(content.unknown).toEqual(['routes.punctuality']);
+  const withParams = (inputs: Record<string, unknown>, extra: Record<string, unknown>) => ({ ...ctx(inputs), params: { ...params, ...extra } }) as unknown as StageContext;
+  const candidatesFrom = (answer: string) => llm('ucs-sql.content').parse(response(answer), ctx({ terms, preselect })) as ContentCandidatesOutput;
+
+  it('links content: the LLM candidates plus the foreign keys the LLM names, scored against the gold columns', () => {
+    const candidates = candidatesFrom('["flights.arrival_delay_min", "flights.flight_date", "routes.flight_number", "routes.punctuality"]');
+    expect(candidates.unknown).toEqual(['routes.punctuality']);
+    content = llm('ucs-sql.foreign-keys').parse(response('["flights.route_id", "routes.route_id"]'), ctx({ content: candidates, terms, preselect })) as ContentOutput;
     expect(content.biFiltered!.tables).toEqual(['routes', 'flights']);
     const cols = content.biFiltered!.columns.map((c) => `${c.table}.${c.column}`);
-    expect(cols).toEqual(expect.arrayContaining(['flights.arrival_delay_min', 'flights.flight_date', 'routes.flight_number', 'flights.route_id', 'routes.route_id']));
+    expect(cols.sort()).toEqual(['flights.arrival_delay_min', 'flights.flight_date', 'flights.route_id', 'routes.flight_number', 'routes.route_id']);
     expect(content.metrics['linking.column.recall']).toBe(1);
-    expect(content.metrics['linking.column.precision']).toBeGreaterThan(0.5);
+    expect(content.metrics['linking.column.precision']).toBe(1);
     expect(content.metrics['linking.columns']).toBe(cols.length);
   });
 
-  it('falls back to the pre-filtered schema on an unusable content answer, recording the error', () => {
-    const out = llm('ucs-sql.content').parse(response('I cannot tell.'), ctx({ terms, preselect })) as ContentOutput;
+  it('counts as |I| only what the LLM answered, unless the code additions are switched on', () => {
+    // "routes" is named alone; the question says "flight number" and "route" verbatim.
+    const candidates = candidatesFrom('["routes", "flights.arrival_delay_min"]');
+    const fk = (codeAdditions: boolean) => llm('ucs-sql.foreign-keys').parse(response('[]'), withParams({ content: candidates, terms, preselect }, { linkingCodeAdditions: codeAdditions })) as ContentOutput;
+    expect(fk(false).identifiers).toEqual(['routes', 'flights', 'flights.arrival_delay_min']);
+    const added = fk(true).identifiers;
+    expect(added).toEqual(expect.arrayContaining(['routes.route_id', 'flights.route_id', 'routes.flight_number']));
+    expect(added.length).toBeGreaterThan(3);
+    expect(nodeOf('{}', 'ucs-sql.foreign-keys')!.reads).toContain('linkingCodeAdditions');
+    expect(nodeOf('{}', 'ucs-sql.train-foreign-keys')!.reads).toContain('linkingCodeAdditions');
+  });
+
+  it('extracts training and target identifiers on the same (pre-filtered) schema view', () => {
+    const graph = ucsSqlPipeline.graph(variants('{}')[0]);
+    const node = (stage: string) => graph.find((n) => n.stage === stage)!;
+    expect(node('ucs-sql.content').inputs).toMatchObject({ preselect: 'ucs-sql.preselect' });
+    expect(node('ucs-sql.train-content').inputs).toMatchObject({ preselect: 'ucs-sql.train-preselect' });
+    expect(node('ucs-sql.train-foreign-keys').inputs).toMatchObject({ preselect: 'ucs-sql.train-preselect' });
+    expect(node('ucs-sql.train-preselect').reads).toEqual(expect.arrayContaining(['preselectAboveColumns', 'preselectAboveAverageColumns']));
+    const target = llm('ucs-sql.content').prompt(ctx({ terms, preselect })).messages[1]!.content;
+    const training = llm('ucs-sql.train-content').prompt(ctx({ terms, preselect })).messages[1]!.content;
+    expect(training).toBe(target);
+    expect(training).not.toContain('# Table airports');
+    expect(ucsSqlPipeline.graph(variants('{ preselect: [false] }')[0]).map((n) => n.stage)).not.toContain('ucs-sql.train-preselect');
+  });
+
+  it('falls back to the pre-filtered schema on an unusable content answer, recording the error, without a foreign-key call', () => {
+    const candidates = candidatesFrom('I cannot tell.');
+    expect(candidates).toMatchObject({ identified: [], parseError: 'expected a JSON array of schema identifiers' });
+    const out = llm('ucs-sql.foreign-keys').skip!(ctx({ content: candidates, terms, preselect }))!.output as ContentOutput;
     expect(out).toMatchObject({ biFiltered: null, parseError: 'expected a JSON array of schema identifiers' });
     expect(out.metrics['linking.table.precision']).toBe(1);
+    expect(llm('ucs-sql.foreign-keys').skip!(ctx({ content: candidatesFrom('["routes"]'), terms, preselect }))).toBeUndefined();
+  });
+
+  it('scores the pre-filtered schema with precision, recall and F1, and prunes columns MAC-SQL-style', () => {
+    const decisions = Object.fromEntries(schema.tables.map((t) => [t.name, t.name === 'routes' ? 'keep_all' : t.name === 'flights' ? ['arrival_delay_min', 'flight_date'] : 'drop_all']));
+    const answer = `{"routes": "keep_all", ${JSON.stringify(decisions).slice(1)}`;
+    const out = llm('ucs-sql.preselect').parse(response(answer), ctx({})) as PreselectOutput;
+    expect(out.tables).toEqual(schema.tables.filter((t) => t.name === 'flights' || t.name === 'routes').map((t) => t.name));
+    const flights = schema.tables.find((t) => t.name === 'flights')!;
+    const keptFlights = out.columns.filter((c) => c.table === 'flights').map((c) => c.column);
+    expect(keptFlights).toEqual(expect.arrayContaining(['arrival_delay_min', 'flight_date', ...flights.columns.filter((c) => c.primaryKey || c.references).map((c) => c.name)]));
+    expect(keptFlights.length).toBe(Math.min(flights.columns.length, Math.max(6, keptFlights.length)));
+    expect(keptFlights.length).toBeLessThan(flights.columns.length);
+    expect(out.pruned).toBe(true);
+    for (const level of ['table', 'column']) for (const m of ['precision', 'recall', 'f1']) expect(out.metrics[`prefilter.${level}.${m}`]).toBeGreaterThan(0);
+    expect(out.metrics['prefilter.table.recall']).toBe(1);
+    expect(out.metrics['prefilter.columns']).toBe(out.columns.length);
+    const whole = llm('ucs-sql.preselect').parse(response('no idea'), ctx({})) as PreselectOutput;
+    expect(whole).toMatchObject({ pruned: false, parseError: expect.stringContaining('JSON object') });
+    expect(whole.metrics['prefilter.column.recall']).toBe(1);
+    expect(whole.metrics['prefilter.column.precision']).toBeLessThan(out.metrics['prefilter.column.precision']!);
   });
 
   it.each([
     ['ucs-sql.preselect', () => ({})],
     ['ucs-sql.question', () => ({})],
     ['ucs-sql.content', () => ({ terms, preselect })],
+    ['ucs-sql.foreign-keys', () => ({ terms, preselect, content: { identified: [{ kind: 'column', column: { table: 'flights', column: 'flight_date' } }, { kind: 'table', table: 'routes' }], unknown: [] } })],
     ['ucs-sql.structure', () => ({ terms })],
     ['ucs-sql.select-shots', () => ({ candidates })],
     ['zero-shot.generate', () => ({})],
@@ -283,13 +344,18 @@ describe('ucs-sql stages on minibench dev-15', () => {
     expect(withoutContent).not.toContain('# Table airports');
   });
 
-  it('skips the selector on a small schema and the shot choice when there is none to make', () => {
+  it('skips the selector (still scoring the whole schema) unless the schema exceeds either threshold, and the shot choice when there is none to make', () => {
     const columns = schema.tables.reduce((n, t) => n + t.columns.length, 0);
-    const withThreshold = (preselectAboveColumns: number) => ({ ...ctx({}), params: { ...params, preselectAboveColumns } }) as StageContext;
-    expect(llm('ucs-sql.preselect').skip!(withThreshold(columns))?.output).toEqual({
-      pruned: false, tables: schema.tables.map((t) => t.name), metrics: { 'prefilter.columns': columns },
-    });
+    const average = Math.floor(columns / schema.tables.length);
+    const withThreshold = (preselectAboveColumns: number, preselectAboveAverageColumns = average) => withParams({}, { preselectAboveColumns, preselectAboveAverageColumns });
+    const skipped = llm('ucs-sql.preselect').skip!(withThreshold(columns))?.output as PreselectOutput;
+    expect(skipped).toMatchObject({ pruned: false, tables: schema.tables.map((t) => t.name), columns: columnsOf(...schema.tables.map((t) => t.name)) });
+    expect(skipped.metrics).toMatchObject({ 'prefilter.columns': columns, 'prefilter.column.recall': 1, 'prefilter.table.recall': 1 });
+    expect(skipped.metrics['prefilter.column.precision']).toBeGreaterThan(0);
+    expect(skipped.metrics['prefilter.column.f1']).toBeGreaterThan(0);
     expect(llm('ucs-sql.preselect').skip!(withThreshold(columns - 1))).toBeUndefined();
+    expect(llm('ucs-sql.preselect').skip!(withThreshold(columns, average - 1))).toBeUndefined();
+    expect(llm('ucs-sql.preselect').skip!(withThreshold(0, 1000))).toBeUndefined();
     expect(llm('ucs-sql.select-shots').skip!(ctx({ candidates }))).toBeUndefined();
     expect(llm('ucs-sql.select-shots').skip!(ctx({ candidates: { ...candidates, selection: 'fixed' } }))?.output).toEqual({ examples: [shot], chosenBy: 'all-candidates' });
     expect(llm('ucs-sql.select-shots').skip!(ctx({ candidates: { ...candidates, selection: 'dail' } }))?.output).toEqual({ examples: [shot], chosenBy: 'all-candidates' });
@@ -303,8 +369,10 @@ describe('ucs-sql stages on minibench dev-15', () => {
     expect(llm('ucs-sql.select-shots').skipsFor!(planTime('{ shots: [2], shotSelection: [dail] }', 'ucs-sql.select-shots'))).toBe(true);
     expect(llm('ucs-sql.select-shots').skipsFor!(planTime('{ shots: [2], shotSelection: [ss-qe] }', 'ucs-sql.select-shots'))).toBe(false);
     const columns = schema.tables.reduce((n, t) => n + t.columns.length, 0);
-    expect(llm('ucs-sql.preselect').skipsFor!(planTime(`{ preselectAboveColumns: [${columns}] }`, 'ucs-sql.preselect'))).toBe(true);
-    expect(llm('ucs-sql.preselect').skipsFor!(planTime(`{ preselectAboveColumns: [${columns - 1}] }`, 'ucs-sql.preselect'))).toBe(false);
+    const average = Math.floor(columns / schema.tables.length);
+    expect(llm('ucs-sql.preselect').skipsFor!(planTime(`{ preselectAboveColumns: [${columns}], preselectAboveAverageColumns: [${average}] }`, 'ucs-sql.preselect'))).toBe(true);
+    expect(llm('ucs-sql.preselect').skipsFor!(planTime(`{ preselectAboveColumns: [${columns - 1}], preselectAboveAverageColumns: [${average}] }`, 'ucs-sql.preselect'))).toBe(false);
+    expect(llm('ucs-sql.preselect').skipsFor!(planTime(`{ preselectAboveColumns: [${columns}], preselectAboveAverageColumns: [${average - 1}] }`, 'ucs-sql.preselect'))).toBe(false);
   });
 
   it('estimates the SS-QE shot choice among 2k candidates from the parameters the planner gives it', () => {
@@ -320,10 +388,11 @@ describe('ucs-sql stages on minibench dev-15', () => {
     expect(llm('ucs-sql.select-shots').parse(response('[99]'), ctx({ candidates }))).toMatchObject({ chosenBy: 'fallback', examples: [{ id: 'train-3' }] });
   });
 
-  it('resolves identifiers forgivingly and keeps primary keys of tables named alone', () => {
+  it('resolves identifiers forgivingly; only the code additions give a table named alone its primary key', () => {
     expect(resolveIdentifier('`Routes`.`Flight Number`', schema)).toEqual({ kind: 'column', column: { table: 'routes', column: 'flight_number' } });
     expect(resolveIdentifier('airports', schema)).toEqual({ kind: 'table', table: 'airports' });
-    const linked = biFilter([{ kind: 'table', table: 'airports' }], schema);
+    expect(biFilter([{ kind: 'table', table: 'airports' }], schema, { codeAdditions: false })).toEqual({ tables: ['airports'], columns: [] });
+    const linked = biFilter([{ kind: 'table', table: 'airports' }], schema, { codeAdditions: true });
     expect(linked.columns.map((c) => c.column)).toEqual(schema.tables.find((t) => t.name === 'airports')!.columns.filter((c) => c.primaryKey).map((c) => c.name));
   });
 });
