@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
+import { expandVariants, isOperatingPoint, parseSweepConfig, RB_SQL_DEFAULTS, resolveVariantKnobs, type OperatingPoint } from '@sqlsweep/contracts';
 import { pipelines, stageImplementations } from './registry';
 import { VariantKeyer } from './stage-keys';
 
@@ -17,7 +17,11 @@ describe('stage keys of the bundled sweeps', () => {
   it.each(readdirSync(sweepsDir).filter((f) => f.endsWith('.yaml')).sort())('%s', (file) => {
     const config = parseSweepConfig(readFileSync(join(sweepsDir, file), 'utf8'), file);
     const keys: Record<string, string[]> = {};
-    for (const variant of expandVariants(config)) {
+    for (const unresolved of expandVariants(config)) {
+      // The planner resolves an operating point (`theta: { recall: 0.9 }`) with the run's encoder before keying; here,
+      // with no encoder, it stands for the paper's θ, so the keys are those of the same config written with θ = 13.
+      const variant = resolveVariantKnobs(unresolved, Object.entries(unresolved.params).filter(([, v]) => isOperatingPoint(v))
+        .map(([knob, point]) => ({ knob, point: point as OperatingPoint, value: RB_SQL_DEFAULTS.theta })));
       const pipeline = pipelines[variant.pipeline];
       const fileHashes = Object.fromEntries((pipeline.fileKnobs ?? []).map((f) => [f.sha256Param, 'f'.repeat(64)]));
       const keyer = new VariantKeyer(pipeline, variant, { datasetVersion: 'dataset-v1', cacheNamespace: config.cacheNamespace, trainItemIds, fileHashes });
