@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson, expandVariants, parseSweepConfig, type VariantSpec } from '../index';
-import { notPaperConfigs, paperTables, type PaperRow } from './paper-tables';
+import { notPaperConfigs, paperSettings, paperTables, type PaperRow } from './paper-tables';
 
 const sweepsDir = join(__dirname, '..', '..', '..', '..', 'configs', 'sweeps');
 const configFiles = readdirSync(sweepsDir).filter((f) => f.endsWith('.yaml')).sort();
@@ -45,6 +45,17 @@ describe.each(Object.entries(paperTables))('configs/sweeps/%s', (file, table) =>
     }
     expect(problems).toEqual([]);
     expect(found).toHaveLength(table.rows.length);
+  });
+
+  it("keeps the paper's settings in every row that does not sweep them", () => {
+    const departures = variants().flatMap((v) => {
+      const row = table.rows.find((r) => matches(r, v));
+      const params = v.params as Record<string, unknown>;
+      return Object.entries(paperSettings[v.pipeline] ?? {})
+        .filter(([knob, value]) => !(row && knob in row.knobs) && canonicalJson(params[knob]) !== canonicalJson(value))
+        .map(([knob, value]) => `${v.label}: ${knob} = ${canonicalJson(params[knob])}, the paper's is ${canonicalJson(value)}`);
+    });
+    expect(departures).toEqual([]);
   });
 
   it("comments each row with the paper's numbers", () => {
