@@ -183,7 +183,7 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
 
     const csv = await get(`/api/runs/${runId}/export?format=csv`);
     expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
-    expect(await csv.text()).toMatch(/^variantId,variantLabel,itemId,dbId,difficulty,correct,scorer,errored,reason,predictedSql,goldSql,question,inputTokens,outputTokens,costUsd,latencyMs,simulated\r\n$/);
+    expect(await csv.text()).toMatch(/^variantId,variantLabel,itemId,dbId,difficulty,correct,scorer,errored,parseFailed,reason,predictedSql,goldSql,question,inputTokens,outputTokens,costUsd,latencyMs,simulated\r\n$/);
     await expect400(await get(`/api/runs/${runId}/export?format=spider`), 'query.variantId', /2 variants/);
     await expect400(await get(`/api/runs/${runId}/export?format=xml`), 'query.format', /./);
 
@@ -288,6 +288,10 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
     expect(items.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ItemResultsPage' });
     expect(doc.components.schemas.ItemResultsPage.properties.items.items).toEqual({ $ref: '#/components/schemas/ItemResult' });
     expect(doc.components.schemas.ItemResult.properties.simulated).toEqual({ type: 'boolean' });
+    // The parse-failure verdict beside EX: on each item, counted per leaderboard row, and a filter of the items.
+    expect(doc.components.schemas.ItemResult.required).toContain('parseFailed');
+    expect(doc.components.schemas.LeaderboardRow.properties.parseFailures).toMatchObject({ type: 'integer' });
+    expect(items.parameters.map((p: { name: string }) => p.name)).toContain('parseFailed');
     expect(JSON.stringify(doc)).not.toContain('$defs');
     const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]);
     expect(refs.filter((r) => !(r in doc.components.schemas))).toEqual([]);
