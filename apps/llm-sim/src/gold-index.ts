@@ -30,11 +30,13 @@ function readItems(file: string, dir: string): GoldItem[] {
   return raw.map((entry: unknown, i) => {
     const e = entry as Record<string, unknown>;
     const sql = typeof e.SQL === 'string' ? e.SQL : e.query;
-    if (typeof e.question !== 'string' || typeof sql !== 'string' || typeof e.db_id !== 'string') {
-      throw new Error(`llm-sim: ${file}: item ${i} needs string fields question, db_id and SQL (BIRD) or query (Spider)`);
+    // Spider-Syn's items carry the question a sweep asks as SpiderSynQuestion (beside Spider's own).
+    const question = typeof e.SpiderSynQuestion === 'string' ? e.SpiderSynQuestion : e.question;
+    if (typeof question !== 'string' || typeof sql !== 'string' || typeof e.db_id !== 'string') {
+      throw new Error(`llm-sim: ${file}: item ${i} needs string fields question (or SpiderSynQuestion), db_id and SQL (BIRD) or query (Spider)`);
     }
     const dbFile = DATABASE_DIRS.map((d) => join(dir, d, e.db_id as string, `${e.db_id as string}.sqlite`)).find((f) => existsSync(f));
-    const item: GoldItem = { question: e.question, sql: sql.trim(), dbId: e.db_id };
+    const item: GoldItem = { question, sql: sql.trim(), dbId: e.db_id };
     if (typeof e.evidence === 'string' && e.evidence.trim()) item.evidence = e.evidence;
     if (dbFile) item.dbFile = dbFile;
     return item;

@@ -25,10 +25,11 @@ function handle(child: ChildProcess): Proc {
 }
 
 export type Simulator = Proc & { url: string };
-export interface SimulatorOptions { config?: string; seed?: number }
+/** `datasets`: the folders it learns the gold from, relative to the repository (default: the built minibench). */
+export interface SimulatorOptions { config?: string; seed?: number; datasets?: string[] }
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
-  const args = [...tsNode, 'apps/llm-sim/src/main.ts', '--port', '0', '--seed', String(opts.seed ?? 0), '--dataset', 'data/minibench/dist'];
+  const args = [...tsNode, 'apps/llm-sim/src/main.ts', '--port', '0', '--seed', String(opts.seed ?? 0), '--dataset', ...(opts.datasets ?? ['data/minibench/dist'])];
   if (opts.config) args.push('--config', opts.config);
   const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
