@@ -34,7 +34,8 @@ function subQuestionsOf(question: string): string[] {
 function subQuestionValuesOf(subQuestions: string[], sql: string): string {
   const found = valuesOf(sql).flatMap((literal) => {
     const text = literal.replace(/^'(.*)'$/s, '$1').replace(/^%+|%+$/g, '').toLowerCase();
-    const index = text ? subQuestions.findIndex((q) => q.toLowerCase().includes(text)) : -1;
+    const said = new RegExp(`(?<!\\w)${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?!\\w)`, 'i');
+    const index = text ? subQuestions.findIndex((q) => said.test(q)) : -1;
     return index >= 0 ? [`${literal} (sub-question ${index + 1})`] : [];
   });
   return found.length > 0 ? found.join(', ') : '(none in the sub-questions)';
