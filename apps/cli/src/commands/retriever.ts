@@ -11,6 +11,9 @@ import {
   type ExecutionProviderName,
   type TableRetrievalEvalReport,
 } from '@sqlsweep/retrieval';
+import { RB_SQL_DEFAULTS } from '@sqlsweep/contracts';
+import { CURVE_THRESHOLDS, curveOptionsKey } from '@sqlsweep/orchestration';
+import { openCore } from '../cli-env';
 import { DEFAULT_INDEX_DIR } from './index-status';
 
 export const DEFAULT_MODEL_DIR = join('.sqlsweep', 'models', BUNDLED_ENCODER_NAME);
@@ -61,6 +64,7 @@ interface EvalOptions {
   withEvidence?: boolean;
   muPrime?: number;
   out?: string;
+  store: boolean;
   intraOpThreads: number;
   provider: ExecutionProviderName;
 }
@@ -114,11 +118,13 @@ export function registerRetrieverCommand(program: Command): void {
     .option('--with-evidence', 'append the item evidence to the question (BIRD setting)')
     .option('--mu-prime <x>', "μ' of the large-table rule", Number)
     .option('--out <file>', 'report JSON (default .sqlsweep/reports/retriever-eval-<format>-<split>.json)')
+    .option('--no-store', "don't store the curve in Postgres (where the planner resolves threshold operating points from)")
     .option('--intra-op-threads <n>', 'onnxruntime threads', positiveInt('intra-op-threads'), 1)
     .addOption(new Option('--provider <p>', 'execution provider').choices(['cpu', 'cuda']).default('cpu'))
     .action(async (opts: EvalOptions) => {
       const dataset = await loadDataset({ format: opts.format, path: opts.path });
-      const datasetVersion = `${opts.format}:${(await hashDatasetFiles(dataset.root)).slice(0, 16)}`;
+      const datasetHash = await hashDatasetFiles(dataset.root);
+      const datasetVersion = `${opts.format}:${datasetHash.slice(0, 16)}`;
       const encoder = await openEncoder({ modelDir: opts.modelDir, intraOpNumThreads: opts.intraOpThreads, executionProvider: opts.provider });
       try {
         const report = await evaluateTableRetrieval({
@@ -127,16 +133,30 @@ export function registerRetrieverCommand(program: Command): void {
           encoder,
           indexRoot: opts.indexDir,
           split: opts.split,
-          thresholds: opts.thresholds,
+          // The planner's fine grid too, so that the stored curve resolves operating points as precisely as its own.
+          thresholds: [...new Set([...opts.thresholds, ...CURVE_THRESHOLDS])].sort((a, b) => a - b),
           topKs: opts.topK,
           withEvidence: opts.withEvidence,
           muPrime: opts.muPrime,
+          onProgress: (done, total) => { if (done === total || done % 50 === 0) process.stderr.write(`scored ${done}/${total} items\n`); },
         });
+        const curvePoints = report.thresholds;
+        report.thresholds = curvePoints.filter((p) => opts.thresholds.includes(p.value));
         const out = opts.out ?? join(DEFAULT_REPORT_DIR, `retriever-eval-${opts.format}-${opts.split}.json`);
         mkdirSync(dirname(out), { recursive: true });
         writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
         process.stdout.write(renderRetrieverEval(report));
         process.stdout.write(`report: ${out}\n`);
+        if (opts.store) {
+          const optionsKey = curveOptionsKey({ split: opts.split, withEvidence: opts.withEvidence ?? false, muPrime: opts.muPrime ?? RB_SQL_DEFAULTS.muPrime, maxTableTokens: RB_SQL_DEFAULTS.maxTableTokens });
+          const core = await openCore();
+          try {
+            await core.retrievalCurves.put({ datasetHash, encoderFingerprint: encoder.fingerprint, optionsKey, encoderName: encoder.config.name, items: report.items, points: curvePoints });
+            process.stdout.write(`curve stored for operating points: dataset ${datasetHash.slice(0, 12)}, encoder ${encoder.config.name}, ${optionsKey}\n`);
+          } finally {
+            await core.close();
+          }
+        }
       } finally {
         await encoder.close();
       }
