@@ -7,7 +7,6 @@ export * from './template';
 export * from './parse-sql';
 export * from './registry';
 export type { EvaluateOutput, GeneratedSql } from './stages/common';
-export { parseGeneratedSql } from './methods/zero-shot';
 export { evaluateStage, goldStage } from './stages/common';
 export * from './method';
 export * from './define-stage';

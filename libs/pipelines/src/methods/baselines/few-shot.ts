@@ -5,7 +5,7 @@ import type { MethodModule } from '../../method';
 import type { StageItem } from '../../stage-context';
 import { evidenceLine } from '../../llm-call';
 import { loadTemplate } from '../../template';
-import { parseGeneratedSql } from '../zero-shot';
+import { parseFinalSql } from '../../parse-sql';
 import { fixedShots, randomShots, type SelectedShots, type Shot } from './shot-selection';
 import { evaluateStage, goldStage } from '../../stages/common';
 
@@ -23,7 +23,7 @@ export function renderShots(shots: readonly Shot[]): string {
 }
 
 export const fewShotGenerate = s.llm({
-  name: 'few-shot.generate', version: 1, template: fewShotTemplate, reads: ['shots'], expectedOutputTokens: 60,
+  name: 'few-shot.generate', version: 2, template: fewShotTemplate, reads: ['shots'], expectedOutputTokens: 60,
   inputs: { shots: slot<SelectedShots>() },
   render: (ctx, inputs) => {
     // Before a run the shots are unknown: the estimate stands the item's own question and SQL in for each of them.
@@ -32,7 +32,7 @@ export const fewShotGenerate = s.llm({
       : Array.from({ length: ctx.params.shots }, () => ({ itemId: '', question: ctx.item.question, evidence: ctx.item.evidence, sql: ctx.item.goldSql }));
     return { examples: renderShots(shots), schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question };
   },
-  parse: (response) => parseGeneratedSql(response.output),
+  parse: (response) => parseFinalSql(response.output),
 });
 
 type Choose = (pool: StageItem[], k: number, seed: number, target: StageItem) => Shot[];

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DR_CHAIN_MAX_REVISIONS } from '@sqlsweep/contracts';
 import { renderSchemaDdl } from '@sqlsweep/datasets';
 import { sqlValueKey, type ExecutionResult } from '@sqlsweep/sql-sandbox';
-import { parseSqlAnswer } from '../../parse-sql';
+import { parseFinalSql } from '../../parse-sql';
 import { sqlSkeleton } from '../../sql/skeleton';
 import { from, optionalSlot, slot, stagesOf, trainItemsOf } from '../../define-stage';
 import { evidenceLine } from '../../llm-call';
@@ -144,21 +144,16 @@ function standInDemonstrations(ctx: Pick<EstimateContext, 'item'> & { params: { 
   return renderDemonstrations(Array.from({ length: k }, () => ({ question: ctx.item.question, sql: ctx.item.goldSql })));
 }
 
-function parseSql(raw: string): GeneratedSql {
-  const parsed = parseSqlAnswer(raw);
-  return parsed.ok ? { sql: parsed.sql } : { sql: null, parseError: parsed.error };
-}
-
 // ---- generation (temperature 0.5)
 
 export const generateStage = dr.llm({
-  name: 'dr-chain.generate', version: 1, template: templates.generate, expectedOutputTokens: 60,
+  name: 'dr-chain.generate', version: 2, template: templates.generate, expectedOutputTokens: 60,
   inputs: { retrieve: from(retrieveStage) }, estimateReads: ['k1', 'k2'],
   render: (ctx, inputs) => ({
     schema: renderSchemaDdl(ctx.schema), demonstrations: inputs ? renderDemonstrations(inputs.retrieve.demonstrations) : standInDemonstrations(ctx),
     evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
   }),
-  parse: (response): RevisionState => ({ ...parseSql(response.output), revisions: 0 }),
+  parse: (response): RevisionState => ({ ...parseFinalSql(response.output), revisions: 0 }),
 });
 
 // ---- revision chain step i: feedback (compute), explanation (LLM), revision (LLM)
@@ -238,7 +233,7 @@ function explainDefinition(iteration: number, feedback: FeedbackStage) {
 
 function reviseDefinition(iteration: number, feedback: FeedbackStage, explain: ReturnType<typeof explainDefinition>) {
   return dr.llm({
-    name: `dr-chain.revise.${iteration}`, version: 1, template: templates.revise, expectedOutputTokens: 60,
+    name: `dr-chain.revise.${iteration}`, version: 2, template: templates.revise, expectedOutputTokens: 60,
     inputs: { feedback: from(feedback), explanation: from(explain), retrieve: from(retrieveStage) }, estimateReads: ['k1', 'k2'],
     skip: (ctx) => {
       const fb = ctx.inputs.feedback;
@@ -261,7 +256,7 @@ function reviseDefinition(iteration: number, feedback: FeedbackStage, explain: R
     }),
     parse: (response, ctx): RevisionState => {
       const fb = ctx.inputs.feedback;
-      const parsed = parseSql(response.output);
+      const parsed = parseFinalSql(response.output);
       if (parsed.sql !== null) return { sql: parsed.sql, revisions: fb.revisions + 1 };
       // An answer without SQL keeps the previous query: revision must not lose a prediction it had.
       return { sql: fb.sql, parseError: `revision ${fb.iteration} held no SQL (${parsed.parseError}); kept the previous query`, revisions: fb.revisions + 1 };

@@ -6,7 +6,7 @@ import type { MethodModule } from '../../method';
 import type { StageItem } from '../../stage-context';
 import { evaluateStage, goldStage } from '../../stages/common';
 import { loadTemplate } from '../../template';
-import { parseGeneratedSql } from '../zero-shot';
+import { parseFinalSql } from '../../parse-sql';
 import { tableLinkingMetrics } from './linking-metrics';
 import { contextSection, r3RagStage, ragCorpusKnob, type RagContext, type RagCorpusHash } from './rag-context';
 import { parseSubQuestions } from './sub-questions';
@@ -93,25 +93,25 @@ function generationContext(rag: RagContext | undefined): string {
  * question is the only step.
  */
 export const r3Generate = r3.llm({
-  name: 'r3.generate', version: 1, template: r3Templates.generate, expectedOutputTokens: 60,
+  name: 'r3.generate', version: 2, template: r3Templates.generate, expectedOutputTokens: 60,
   inputs: { link: optionalSlot<LinkedTables>(), decomposition: from(r3Decompose), rag: optionalSlot<RagContext>() },
   render: (ctx, inputs) => ({
     schema: linkedSchemaDdl(ctx.schema, inputs?.link), evidence_line: evidenceLine(ctx.item),
     sub_questions: (inputs?.decomposition?.subQuestions ?? [ctx.item.question]).map((s, i) => `${i + 1}. ${s}`).join('\n'),
     context: generationContext(inputs?.rag),
   }),
-  parse: (response) => parseGeneratedSql(response.output),
+  parse: (response) => parseFinalSql(response.output),
 });
 
 /** Generation without decomposition (Table 3's No QD): the original question in place of the sub-questions. */
 export const r3GenerateDirect = r3.llm({
-  name: 'r3.generate-direct', version: 1, template: r3Templates.generateDirect, expectedOutputTokens: 60,
+  name: 'r3.generate-direct', version: 2, template: r3Templates.generateDirect, expectedOutputTokens: 60,
   inputs: { link: optionalSlot<LinkedTables>(), rag: optionalSlot<RagContext>() },
   render: (ctx, inputs) => ({
     schema: linkedSchemaDdl(ctx.schema, inputs?.link), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
     context: generationContext(inputs?.rag),
   }),
-  parse: (response) => parseGeneratedSql(response.output),
+  parse: (response) => parseFinalSql(response.output),
 });
 
 /** R3: [RAG] -> [schema linking] -> [question decomposition] -> generation -> evaluate; every bracket is a knob. */

@@ -103,7 +103,7 @@ const roundMetric = (round: number): string => `rb-sql.correct.round${round}`;
  */
 function correctStage(round: number, check: ReturnType<typeof checkStage>) {
   return rbSql.llm({
-    name: `rb-sql.correct-${round}`, version: 2, template: correctTemplate, expectedOutputTokens: 60,
+    name: `rb-sql.correct-${round}`, version: 3, template: correctTemplate, expectedOutputTokens: 60,
     reads: ['fullSchemaAfter'],
     inputs: { check: from(check), schema: optionalSlot<FilteredSchema>() },
     skip: (ctx) => {

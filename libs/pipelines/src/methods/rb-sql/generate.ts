@@ -1,6 +1,6 @@
 import { renderSchemaDdl } from '@sqlsweep/datasets';
 import { listSlot, optionalSlot, stagesOf } from '../../define-stage';
-import { parseSqlAnswer } from '../../parse-sql';
+import { parseFinalSql } from '../../parse-sql';
 import { evidenceLine } from '../../llm-call';
 import type { EstimateContext } from '../../stage-context';
 import { loadTemplate } from '../../template';
@@ -33,25 +33,26 @@ function generationValues(ctx: Pick<EstimateContext, 'schema' | 'item'>, inputs:
   };
 }
 
-/** Parses the final SQL of a generation or correction answer; none is a recorded parse error, not a failure. */
+/** The final SQL of an answer that is one query in a ```sql block (plain generation, correction): the shared parser. */
 export function parseChainSql(raw: string): ChainSql {
-  const parsed = parseSqlAnswer(raw);
-  return parsed.ok ? { sql: parsed.sql } : { sql: null, parseError: parsed.error };
+  return parseFinalSql(raw);
 }
 
+/** The organized prompt's examples end with "SQL:" and the query, after a skeleton that is SQL-shaped too. */
+const parseOrganized = (output: string): ChainSql => ({ ...parseFinalSql(output, { prefer: 'labelled', label: 'SQL' }), attempts: 0 });
 const parseGeneration = (output: string): ChainSql => ({ ...parseChainSql(output), attempts: 0 });
 
 /** `rb-sql.generate`: the organized prompt (sub-questions, skeleton, values, SQL), one decomposition per shot. */
 export const generateStage = stagesOf('rb-sql').llm({
-  name: 'rb-sql.generate', version: 2, template: generateTemplate, expectedOutputTokens: 200,
+  name: 'rb-sql.generate', version: 3, template: generateTemplate, expectedOutputTokens: 200,
   inputs: { schema: optionalSlot<FilteredSchema>(), shots: optionalSlot<SelectedShots>(), decomposition: listSlot<ShotDecomposition>() },
   render: (ctx, inputs) => generationValues(ctx, inputs),
-  parse: (response) => parseGeneration(response.output),
+  parse: (response) => parseOrganized(response.output),
 });
 
 /** `rb-sql.generate-plain`: the skeleton-organization ablation (shots as question -> SQL). */
 export const generatePlainStage = stagesOf('rb-sql').llm({
-  name: 'rb-sql.generate-plain', version: 1, template: generatePlainTemplate, expectedOutputTokens: 60,
+  name: 'rb-sql.generate-plain', version: 2, template: generatePlainTemplate, expectedOutputTokens: 60,
   inputs: { schema: optionalSlot<FilteredSchema>(), shots: optionalSlot<SelectedShots>() },
   render: (ctx, inputs) => generationValues(ctx, inputs),
   parse: (response) => parseGeneration(response.output),
