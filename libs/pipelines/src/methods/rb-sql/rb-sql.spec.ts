@@ -109,7 +109,7 @@ describe('RB-SQL parsers', () => {
 
   it('retrieves with the question alone by default (the paper\'s q), with the evidence only when retrievalEvidence asks', () => {
     const item = { question: 'How many schools?', evidence: 'school refers to CDSCode' } as StageItem;
-    expect(retrievalQuery({ item, params: { retrievalEvidence: variant().params.retrievalEvidence } })).toBe('How many schools?');
+    expect(retrievalQuery({ item, params: { retrievalEvidence: pipelineGrids['rb-sql'].parse({}).retrievalEvidence[0] } })).toBe('How many schools?');
     expect(retrievalQuery({ item, params: { retrievalEvidence: true } })).toBe('How many schools? school refers to CDSCode');
     expect(rbSqlPipeline.graph(variant()).find((n) => n.stage === 'rb-sql.tables')!.reads).toContain('retrievalEvidence');
   });
