@@ -1,5 +1,5 @@
 import type { LeaderboardRowDto } from '@sqlsweep/contracts';
-import type { RunListRow, RunRow, StageProgress } from '@sqlsweep/db';
+import type { ResolvedKnobRecord, RunListRow, RunRow, StageProgress } from '@sqlsweep/db';
 import type { SweepPlan } from '@sqlsweep/orchestration';
 
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
@@ -20,8 +20,21 @@ export function renderPlan(plan: SweepPlan): string {
       ['total', '', plan.stageJobs, plan.reused, plan.estimate.llmCalls, plan.estimate.inputTokens, plan.estimate.outputTokens, plan.estimate.costUsd.toFixed(4)],
     ]),
     `LLM calls needed: ${plan.llmCalls}, estimated $${plan.estimate.costUsd.toFixed(4)}${plan.config.cacheNamespace ? ` (cache namespace "${plan.config.cacheNamespace}")` : ''}`,
+    ...renderResolvedKnobs(plan.variants),
   ];
   return out.join('\n');
+}
+
+/**
+ * One line per threshold operating point and the threshold it resolved to (`sqlsweep run --dry-run`, `sqlsweep status`):
+ * `rb-sql sim-strong: theta = recall@0.9 → 4.5 (recall 0.912, reduction 0.410; sqlsweep-ngram-colbert, 75 items)`.
+ */
+export function renderResolvedKnobs(variants: ReadonlyArray<{ label: string; resolvedKnobs: readonly ResolvedKnobRecord[] }>): string[] {
+  const lines = variants.flatMap((v) => v.resolvedKnobs.map((k) => {
+    const point = 'recall' in k.point ? `recall@${k.point.recall}` : `reduction@${k.point.reduction}`;
+    return `  ${v.label}: ${k.knob} = ${point} → ${k.value} (recall ${k.recall.toFixed(3)}, reduction ${k.reduction.toFixed(3)}; ${k.curve.encoder}, ${k.curve.items} items)`;
+  }));
+  return lines.length ? ['operating points resolved on this dataset and encoder:', ...lines] : [];
 }
 
 /** The rows of `leaderboard` (libs/orchestration reports), the ones GET /api/runs/{runId}/leaderboard returns, as text. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { leaderboard } from '@sqlsweep/orchestration';
 import { openCore } from '../cli-env';
-import { renderLeaderboard, renderProgress, renderRunList } from '../render';
+import { renderLeaderboard, renderProgress, renderResolvedKnobs, renderRunList } from '../render';
 import { pauseLines } from './models';
 
 export function registerStatusCommand(program: Command): void {
@@ -20,6 +20,7 @@ export function registerStatusCommand(program: Command): void {
         if (!run) throw new Error(`no run ${runId}`);
         console.log(`run ${runId}: ${run.status}${run.simulated ? ' [simulated]' : ''}, ${run.item_count} items, ${run.stage_jobs} stage jobs planned, ${run.reused_stages} reused`);
         if (run.status === 'failed') console.log(`failed: ${run.failure_reason}`);
+        for (const line of renderResolvedKnobs((await core.runs.getVariants(runId)).map((v) => ({ label: v.label, resolvedKnobs: v.resolved_knobs })))) console.log(line);
         console.log(renderProgress(await core.reports.stageProgress(runId)));
         if (run.status === 'running') for (const line of pauseLines(await core.pausedModels(runId))) console.log(line);
         if (run.status === 'done') {

@@ -113,6 +113,12 @@ export const resumeRunResponseSchema = z.object({ runId: z.string().uuid() }).ca
 export const variantSchema = z.object({
   id: z.string().uuid(), runId: z.string().uuid(), variantKey: z.string(), label: z.string(), pipeline: z.string(),
   model: z.string(), sampleIndex: z.number().int(), params: z.record(z.string(), scalarSchema), position: z.number().int(),
+  /** The thresholds this variant's operating points (`theta: { recall: 0.9 }`) resolved to, with what they reach. */
+  resolvedKnobs: z.array(z.object({
+    knob: z.string(), point: z.union([z.object({ recall: z.number() }), z.object({ reduction: z.number() })]), value: z.number(),
+    recall: z.number(), reduction: z.number(),
+    curve: z.object({ datasetHash: z.string(), encoder: z.string(), encoderFingerprint: z.string(), optionsKey: z.string(), items: z.number().int() }),
+  })),
 }).meta({ id: 'Variant' });
 export type VariantDto = z.infer<typeof variantSchema>;
 

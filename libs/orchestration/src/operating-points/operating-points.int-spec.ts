@@ -8,6 +8,7 @@ import { minibenchDir, repoRoot, useTestCore } from '@sqlsweep/testing';
 import { OrchestratorCore } from '../core';
 import type { SweepPlan } from '../planner';
 import { registerDataset } from '../register-dataset';
+import { variantDto } from '../reports/views';
 
 /** What the paper's θ = 13 stands for (docs/methods/rb-sql.md, "Operating points"): most gold tables kept. */
 const PAPER_TABLE_RECALL = 0.9;
@@ -58,6 +59,7 @@ describe('threshold operating points (minibench, bundled encoder)', () => {
     const runId = await testCore.core.planner.createRun(resolved);
     const [row] = await testCore.core.runs.getVariants(runId);
     expect(row.resolved_knobs).toEqual([knob]);
+    expect((await testCore.core.reports.variants(runId)).map(variantDto)[0].resolvedKnobs).toEqual([knob]); // the API's run detail
     expect(await curves()).toHaveLength(1); // the second plan read the stored curve
   }, 300_000);
 

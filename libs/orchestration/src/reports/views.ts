@@ -19,7 +19,7 @@ export function scalarParams(params: unknown): Record<string, Scalar> {
 export function variantDto(v: VariantRecord): VariantDto {
   return {
     id: v.id, runId: v.run_id, variantKey: v.variant_key, label: v.label, pipeline: v.pipeline, model: v.model,
-    sampleIndex: v.sample_index, params: scalarParams(v.params), position: v.position,
+    sampleIndex: v.sample_index, params: scalarParams(v.params), position: v.position, resolvedKnobs: v.resolved_knobs,
   };
 }
 
