@@ -59,6 +59,8 @@ describe('RB-SQL rule-based corrections', () => {
       sql: "SELECT cds FROM satscores WHERE cds LIKE '01%'", applied: ['single-statement', 'select-prefix', 'ilike'],
     });
     expect(applyRuleFixes("SELECT ';' FROM satscores", schema).applied).toEqual([]);
+    expect(applyRuleFixes('(SELECT cds FROM satscores) UNION (SELECT CDSCode FROM frpm)', schema).applied).toEqual([]);
+    expect(applyRuleFixes('`County Name`, CDSCode FROM frpm', schema)).toEqual({ sql: 'SELECT `County Name`, CDSCode FROM frpm', applied: ['select-prefix'] });
   });
 });
 

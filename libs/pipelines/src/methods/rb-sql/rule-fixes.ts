@@ -30,7 +30,9 @@ function singleStatement(sql: string): string {
 function selectPrefix(sql: string): string {
   const words = lexSql(sql).filter((t) => t.kind !== 'space' && t.kind !== 'comment');
   const first = words[0];
-  if (!first || (first.kind === 'word' && /^(SELECT|WITH|VALUES)$/i.test(first.text))) return sql;
+  // Only a bare select list (a name, a quoted name, `*`) lacks its SELECT; `(SELECT ...) UNION ...` does not.
+  const startsSelectList = first !== undefined && (first.kind === 'quoted' || first.text.startsWith('*') || (first.kind === 'word' && !/^(SELECT|WITH|VALUES)$/i.test(first.text)));
+  if (!startsSelectList) return sql;
   const hasFrom = words.some((t) => t.kind === 'word' && t.text.toUpperCase() === 'FROM');
   return hasFrom ? `SELECT ${sql.trimStart()}` : sql;
 }
