@@ -4,6 +4,7 @@
  */
 export * from './services';
 export * from './services/binaries';
+export { aptInstall, canUseApt } from './services/apt';
 export { postgresUrlFor, startPrivatePostgres, stopPrivatePostgres, type PrivatePostgres } from './services/private-postgres';
 export { redisUrlFor, startPrivateRedis, stopPrivateRedis, type PrivateRedis } from './services/private-redis';
 export { findFreePort } from './services/server-state';

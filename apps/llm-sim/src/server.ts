@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { answerFor, detectProtocol, type SimAnswer } from './answer';
+import { withoutRetrievedContext } from './protocols/r3';
 import { GoldIndex } from './gold-index';
 import { PrefixCache } from './prefix-cache';
 import { seededRng } from './rng';
@@ -285,8 +286,8 @@ export class LlmSimulator {
       throw new HttpError(400, 'invalid_request_error', `llm-sim: no known question in the conversation (it knows ${this.index.size} questions from ${this.index.dirs.join(', ')})`);
     }
     // The question itself is data, not instructions: "Explain..." or "List the tables..." questions exist.
-    const instructions = [conv.messages.find((m) => m.role === 'system')?.content ?? '', conv.messages.at(-1)?.content ?? '']
-      .join('\n')
+    const instructions = withoutRetrievedContext([conv.messages.find((m) => m.role === 'system')?.content ?? '', conv.messages.at(-1)?.content ?? '']
+      .join('\n'))
       .split(target.question)
       .join(' ');
     const protocol = detectProtocol(instructions);

@@ -63,3 +63,4 @@ export type { EmbeddedIndexOptions } from './index/embedded-index';
 export { openMaxSimScorer, type MaxSimScorer, type MaxSimScorerOptions, type RegisteredCorpus } from './index/maxsim-scorer';
 export { buildQdrantIndex, type BuildQdrantIndexDeps, type BuildQdrantIndexResult } from './index/build-qdrant-index';
 export { trainProjection, type TrainProjectionOptions, type TrainProjectionResult } from './training/train-projection';
+export { wordnetNounGlossCorpus, type WordnetSources } from './documents/wordnet-glosses';

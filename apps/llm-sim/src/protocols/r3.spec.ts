@@ -6,7 +6,7 @@ import { stageImplementations, type LlmStage, type StageContext } from '@sqlswee
 import { answerFor, detectProtocol } from '../answer';
 import { decompositionOf } from '../decomposition';
 import { GoldIndex } from '../gold-index';
-import { r3Protocols } from './r3';
+import { r3Protocols, withoutRetrievedContext } from './r3';
 
 const templates = join(__dirname, '..', '..', '..', '..', 'libs', 'pipelines', 'templates');
 
@@ -24,6 +24,14 @@ describe('simulator protocols for the R3 prompts', () => {
     ['r3.generate-direct', 'sql'],
   ])('%s is answered with the %s protocol', (template, protocol) => {
     expect(detectProtocol(instructions(template))).toBe(protocol);
+  });
+
+  it('reads no instruction in the retrieved context (general-knowledge text says "skeleton" and "explain")', () => {
+    const context = '#### Contextual Information:\n- skeleton: the hard structure that supports a body\n- explanation: a statement that makes something clear\n\n';
+    const source = readFileSync(join(templates, 'r3.decompose.md'), 'utf8').replace(/^--- \w+ ---$/gm, '').replace('{{context}}', context);
+    const prompt = source.replace(/\{\{\w+\}\}/g, 'x');
+    expect(detectProtocol(prompt)).toBe('skeleton');
+    expect(detectProtocol(withoutRetrievedContext(prompt))).toBe('sub_questions');
   });
 
   it('answers the generation prompt with the (possibly corrupted) SQL, fenced', () => {

@@ -11,3 +11,12 @@ export const r3Protocols: MethodProtocol[] = [
     render: ({ sql }) => `\`\`\`sql\n${sql}\n\`\`\``,
   },
 ];
+
+/**
+ * The prompt without R3's "Contextual Information" section (a header line, then one `- chunk` line per retrieved
+ * chunk): retrieved text is data, like the question, never instructions. General-knowledge text says "skeleton" or
+ * "explain" often enough to turn a decomposition prompt into another protocol's.
+ */
+export function withoutRetrievedContext(text: string): string {
+  return text.replace(/^#### Contextual Information:\n(?:- .*(?:\n|$))*/gim, '');
+}

@@ -2,10 +2,18 @@ import { z } from 'zod';
 import { grid } from './grid';
 
 /**
- * The minibench corpus shipped with the repository (data/minibench/rag/minibench.txt), relative to the default corpus
- * directory `data`; a user's own corpus is any UTF-8 text file in the corpus directory.
+ * R3's default RAG corpus, relative to the default corpus directory `data`: general-knowledge text (WordNet's noun
+ * glosses) that set-up builds from the Debian package wordnet-base (scripts/rag-corpus.ts). Like the paper's
+ * Wikipedia it knows nothing of the benchmark's databases, so RAG adds context without schema hints.
  */
-export const R3_DEFAULT_RAG_CORPUS = 'minibench/rag/minibench.txt';
+export const R3_DEFAULT_RAG_CORPUS = 'rag/wordnet-noun-glosses.txt';
+
+/**
+ * The schema-description corpus shipped with minibench (data/minibench/rag/minibench.txt): prose written from the
+ * databases' column descriptions. A named option only: it hands the model near-oracle schema hints, so RAG with it
+ * measures something the paper did not.
+ */
+export const R3_SCHEMA_DESCRIPTION_RAG_CORPUS = 'minibench/rag/minibench.txt';
 
 /**
  * R3 (Reasoning with Rethinking and Retrieval): schema linking, question decomposition, generation, RAG context.

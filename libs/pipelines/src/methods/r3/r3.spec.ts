@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
+import { expandVariants, parseSweepConfig, R3_DEFAULT_RAG_CORPUS, R3_SCHEMA_DESCRIPTION_RAG_CORPUS } from '@sqlsweep/contracts';
 import { loadDataset, type DatabaseSchema } from '@sqlsweep/datasets';
 import type { LlmResponse } from '@sqlsweep/llm';
 import { buildIndex, ensureBundledEncoderForTests, openEncoder, openIndex, type Encoder } from '@sqlsweep/retrieval';
@@ -47,7 +47,7 @@ describe('r3 keys and the RAG corpus', () => {
   };
 
   it('needs the corpus file only when a stage reads it', () => {
-    expect(fileKnobsRead(r3Pipeline, variants('{}')[0])).toEqual([{ knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus', path: 'minibench/rag/minibench.txt' }]);
+    expect(fileKnobsRead(r3Pipeline, variants('{}')[0])).toEqual([{ knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus', path: R3_DEFAULT_RAG_CORPUS }]);
     expect(fileKnobsRead(r3Pipeline, variants('{ rag: [false] }')[0])).toEqual([]);
     expect(fileKnobsRead(r3Pipeline, variants('{ ragInLinking: [false], ragInDecomposition: [false] }')[0])).toEqual([]);
   });
@@ -145,7 +145,7 @@ describe('r3 prompts and parsing on minibench dev item 0', () => {
   });
 });
 
-describe('r3.rag on the shipped minibench corpus with the bundled encoder', () => {
+describe('r3.rag on the schema-description corpus shipped with minibench, with the bundled encoder', () => {
   let encoder: Encoder;
   let retrieval: RetrievalServices;
 
@@ -172,7 +172,7 @@ describe('r3.rag on the shipped minibench corpus with the bundled encoder', () =
   }
 
   const sha256 = (path: string) => createHash('sha256').update(readFileSync(resolve(repoRoot, 'data', path))).digest('hex');
-  const shipped = 'minibench/rag/minibench.txt'; // in the default corpus directory, data/
+  const shipped = R3_SCHEMA_DESCRIPTION_RAG_CORPUS; // in the default corpus directory, data/
 
   it('returns budget / chunk-size chunks of at most chunk-size tokens, relevant to the question', async () => {
     const out = await run({ ragCorpus: shipped, ragCorpusSha256: sha256(shipped), ragChunkTokens: 50, ragBudgetTokens: 300 }, 'What is the elevation of the highest airport?');
