@@ -17,10 +17,20 @@ export interface DatasetVersion {
   replicas: Map<string, string>;
 }
 
+/** The files a loaded dataset's version is made of: `Dataset.files` (a Spider variant) or every file under its root. */
+export async function versionFilesOf(dataset: Dataset): Promise<DatasetFile[]> {
+  return dataset.files ? hashFiles(dataset.files) : listDatasetFiles(dataset.root);
+}
+
+/** The content hash `datasets add` gives this loaded dataset's version (for tools that load a folder themselves). */
+export async function versionHashOfDataset(dataset: Dataset): Promise<string> {
+  return versionHashOf(await versionFilesOf(dataset));
+}
+
 /** What `sqlsweep datasets add` needs: the dataset loaded, its files hashed, and its replicas made and verified. */
 export async function prepareDatasetVersion(opts: LoadDatasetOptions & { dataDir: string }): Promise<DatasetVersion> {
   const dataset = await loadDataset(opts);
-  const files = dataset.files ? await hashFiles(dataset.files) : await listDatasetFiles(dataset.root);
+  const files = await versionFilesOf(dataset);
   const byAbsPath = new Map(files.map((f) => [resolve(f.absPath), f]));
   const databaseFiles = new Map<string, DatasetFile>();
   for (const db of dataset.databases) {

@@ -30,5 +30,5 @@ export {
 } from './replica-materializer';
 export { renderSchemaDdl } from './schema-ddl';
 export { checkGoldExecution, checkGoldInSandbox, goldFlagOf, type CheckGoldOptions, type GoldCheckSandbox } from './gold-check';
-export { prepareDatasetVersion, type DatasetVersion } from './dataset-version';
+export { prepareDatasetVersion, versionFilesOf, versionHashOfDataset, type DatasetVersion } from './dataset-version';
 export { readSqliteTables, type SqliteTable } from './sqlite-introspection';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { prepareWithDqsFallback } from '@sqlsweep/sql-sandbox';
-import { DatasetError, loadDataset, prepareDatasetVersion, type Dataset, type DatasetSourceFormat } from './index';
+import { DatasetError, loadDataset, prepareDatasetVersion, versionHashOfDataset, type Dataset, type DatasetSourceFormat } from './index';
 
 const SAMPLES = resolve(__dirname, '../../../test/fixtures/benchmark-samples');
 const SPIDER = join(SAMPLES, 'spider-sample');
@@ -82,6 +82,7 @@ describe('Spider-Syn over the Spider sample', () => {
       expect(version.replicas.size).toBe(5);
       const spider = await prepareDatasetVersion({ format: 'spider', path: SPIDER, dataDir: cache });
       expect(version.versionHash).not.toBe(spider.versionHash);
+      expect(await versionHashOfDataset(ds)).toBe(version.versionHash);
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }
