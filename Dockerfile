@@ -13,6 +13,8 @@ RUN mkdir /manifests \
 
 FROM node:20-bookworm
 WORKDIR /app
+# WordNet, from which R3's default RAG corpus is built (scripts/rag-corpus.ts).
+RUN apt-get update && apt-get install -y --no-install-recommends wordnet-base && rm -rf /var/lib/apt/lists/*
 RUN chown node:node /app
 USER node
 
@@ -22,6 +24,8 @@ RUN npm ci
 COPY --chown=node:node . .
 # The bundled benchmark (SQLite databases in BIRD layout) is built from its committed seed scripts.
 RUN node -r @swc-node/register data/minibench/build.ts
+# R3's default RAG corpus, data/rag/wordnet-noun-glosses.txt (the corpus directory is data/ in the image too).
+RUN node -r @swc-node/register -e "require('./scripts/rag-corpus.ts').buildNeutralRagCorpus({ corpusDir: 'data', log: console.log })"
 
 # Created here, owned by `node`, so the named volume docker-compose mounts on it starts writable.
 RUN mkdir -p /app/.sqlsweep
