@@ -58,7 +58,7 @@ export function parseLinkAnswer(output: string, ctx: { schema: DatabaseSchema; i
 // Every R3 prompt is estimated as it renders without its inputs: no RAG context, the full schema, the question alone.
 
 export const r3Link = r3.llm({
-  name: 'r3.link', version: 1, template: r3Templates.link, reads: ['linkMatchThreshold'], expectedOutputTokens: 20,
+  name: 'r3.link', version: 2, template: r3Templates.link, reads: ['linkMatchThreshold'], expectedOutputTokens: 20,
   inputs: { rag: optionalSlot<RagContext>() },
   render: (ctx, inputs) => ({
     context: contextSection(inputs?.rag), schema: renderSchemaDdl(ctx.schema), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,
@@ -73,7 +73,7 @@ export function parseDecomposition(output: string, question: string): SubQuestio
 }
 
 export const r3Decompose = r3.llm({
-  name: 'r3.decompose', version: 1, template: r3Templates.decompose, expectedOutputTokens: 80,
+  name: 'r3.decompose', version: 2, template: r3Templates.decompose, expectedOutputTokens: 80,
   inputs: { link: optionalSlot<LinkedTables>(), rag: optionalSlot<RagContext>() },
   render: (ctx, inputs) => ({
     context: contextSection(inputs?.rag), schema: linkedSchemaDdl(ctx.schema, inputs?.link), evidence_line: evidenceLine(ctx.item), question: ctx.item.question,

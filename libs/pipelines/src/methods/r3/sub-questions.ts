@@ -1,3 +1,5 @@
+import { parseJsonAnswer } from '../../parse-json';
+
 export type ParsedSubQuestions = { ok: true; subQuestions: string[] } | { ok: false; error: string };
 
 const marker = /^\s*(?:[-*•]|\(?\d+[.):]|(?:sub-?question|step)\s*\d*\s*[:.)-])\s*/i;
@@ -7,16 +9,9 @@ const marker = /^\s*(?:[-*•]|\(?\d+[.):]|(?:sub-?question|step)\s*\d*\s*[:.)-]
  * lines ("Sub-questions:") are skipped; unmarked prose lines count only when no line carries a list marker.
  */
 export function parseSubQuestions(raw: string): ParsedSubQuestions {
-  const array = /\[[\s\S]*\]/.exec(raw)?.[0];
-  if (array) {
-    try {
-      const value: unknown = JSON.parse(array);
-      if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v.trim())) {
-        return { ok: true, subQuestions: (value as string[]).map((v) => v.trim()) };
-      }
-    } catch {
-      // not JSON: read it as lines
-    }
+  const value = parseJsonAnswer(raw, '[');
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v.trim())) {
+    return { ok: true, subQuestions: (value as string[]).map((v) => v.trim()) };
   }
   const lines = raw.replace(/```[a-zA-Z]*/g, '').split('\n').map((l) => l.trim()).filter(Boolean);
   const marked = lines.filter((l) => marker.test(l));

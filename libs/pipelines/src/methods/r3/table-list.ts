@@ -1,3 +1,5 @@
+import { parseJsonAnswer } from '../../parse-json';
+
 export type ParsedTableList = { ok: true; names: string[] } | { ok: false; error: string };
 
 const bullet = /^\s*(?:[-*•]|\d+[.)])\s*/;
@@ -5,15 +7,13 @@ const bullet = /^\s*(?:[-*•]|\d+[.)])\s*/;
 const looksLikeName = (s: string) => s.length > 0 && s.length <= 80 && s.split(/\s+/).length <= 3 && /^[\w .$"`'[\]-]+$/.test(s) && !/\s\S*\.$/.test(s);
 const unquote = (s: string) => s.trim().replace(/^["'`[]+|["'`\]]+$/g, '').trim();
 
+/** A JSON array of strings, else the first bracketed list of bare names (`[singer, concert]`). */
 function fromJsonArray(text: string): string[] | undefined {
+  const value = parseJsonAnswer(text, '[');
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
   for (const match of text.matchAll(/\[[^[\]]*\]/g)) {
-    try {
-      const value: unknown = JSON.parse(match[0]);
-      if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
-    } catch {
-      const inner = match[0].slice(1, -1).split(',').map(unquote).filter(Boolean);
-      if (inner.length > 0 && inner.every(looksLikeName)) return inner;
-    }
+    const inner = match[0].slice(1, -1).split(',').map(unquote).filter(Boolean);
+    if (inner.length > 0 && inner.every(looksLikeName)) return inner;
   }
   return undefined;
 }

@@ -1,25 +1,8 @@
 /** Parsers of the UCS-SQL stage answers: strict about the format the prompt asks for, forgiving about wrapping. */
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+import { parseJsonAnswer } from '../../parse-json';
 
-/** The first JSON value of the given kind in the answer: a ```json fence, else the first bracketed span that parses. */
-export function findJson(raw: string, open: '[' | '{'): unknown {
-  const fence = /```(?:json)?[ \t]*\n([\s\S]*?)```/.exec(raw);
-  const candidates = fence ? [fence[1], raw] : [raw];
-  const close = open === '[' ? ']' : '}';
-  for (const text of candidates) {
-    for (let start = text.indexOf(open); start >= 0; start = text.indexOf(open, start + 1)) {
-      for (let end = text.lastIndexOf(close); end > start; end = text.lastIndexOf(close, end - 1)) {
-        try {
-          return JSON.parse(text.slice(start, end + 1));
-        } catch {
-          // keep shrinking: models add prose after the JSON
-        }
-      }
-    }
-  }
-  return undefined;
-}
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Bulleted or numbered lines, when the model answered with a list instead of JSON. */
 function listLines(raw: string): string[] {
@@ -37,7 +20,7 @@ const dedupe = (xs: string[]): string[] => [...new Map(xs.map((x) => [x.toLowerC
 
 /** A JSON array of strings (or a bulleted list). */
 export function parseStringList(raw: string, what: string): Parsed<string[]> {
-  const json = stringArray(findJson(raw, '['));
+  const json = stringArray(parseJsonAnswer(raw, '['));
   if (json) return { ok: true, value: dedupe(json) };
   const lines = listLines(raw);
   if (lines.length > 0) return { ok: true, value: dedupe(lines) };
@@ -48,7 +31,7 @@ export interface QuestionTerms { content: string[]; structure: string[] }
 
 /** `{"content": [...], "structure": [...]}` — either list may be empty, both keys must be there. */
 export function parseQuestionTerms(raw: string): Parsed<QuestionTerms> {
-  const json = findJson(raw, '{');
+  const json = parseJsonAnswer(raw, '{');
   if (json && typeof json === 'object' && !Array.isArray(json)) {
     const o = json as Record<string, unknown>;
     const content = stringArray(o.content ?? o.content_terms);

@@ -1,6 +1,7 @@
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { resolveIdentifier } from './linking';
-import { findJson, parseStringList, type Parsed } from './parse';
+import { parseJsonAnswer } from '../../parse-json';
+import { parseStringList, type Parsed } from './parse';
 import { countColumns, type ColumnId } from './schema-view';
 
 /** MAC-SQL's selector keeps at most this many columns of a table it does not keep whole (its "top 6"). */
@@ -38,7 +39,7 @@ function keptColumns(table: DatabaseSchema['tables'][number], chosen: readonly s
 }
 
 function decisionsOf(raw: string, schema: DatabaseSchema): Parsed<Map<string, Decision>> {
-  const json = findJson(raw, '{');
+  const json = parseJsonAnswer(raw, '{');
   const decisions = new Map<string, Decision>();
   if (json && typeof json === 'object' && !Array.isArray(json)) {
     for (const [name, value] of Object.entries(json as Record<string, unknown>)) {
