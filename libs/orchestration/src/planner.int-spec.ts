@@ -105,7 +105,8 @@ describe('Planner (real Postgres)', () => {
 
     it('skips the schema selector\'s call on an item whose schema is at or below the threshold', async () => {
       const preselect = async (threshold: number) => {
-        const p = await plan([`{ pipeline: ucs-sql, grid: { shots: [0], preselectAboveColumns: [${threshold}] } }`]);
+        // The average-columns trigger (MAC-SQL's second rule) held out of the way: this checks the column count's.
+        const p = await plan([`{ pipeline: ucs-sql, grid: { shots: [0], preselectAboveColumns: [${threshold}], preselectAboveAverageColumns: [1000] } }`]);
         return { p, stage: p.byStage.find((s) => s.stage === 'ucs-sql.preselect')! };
       };
       const { p } = await preselect(30);

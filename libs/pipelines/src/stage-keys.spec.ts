@@ -21,7 +21,8 @@ describe('VariantKeyer', () => {
     expect(a.map((s) => s.stage)).toEqual(b.map((s) => s.stage));
     expect(a.filter((s, i) => s.key === b[i].key)).toEqual([]); // every stage of an item reads its item
     const candidates = a.find((s) => s.stage === 'ucs-sql.shot-candidates')!;
-    const trainContent = keyer.trainItemStages().filter((s) => s.stage === 'ucs-sql.train-content');
+    // The content profile of a training question is its foreign-key step's output (content identifiers + join keys).
+    const trainContent = keyer.trainItemStages().filter((s) => s.stage === 'ucs-sql.train-foreign-keys');
     expect(Object.entries(candidates.inputs).filter(([name]) => name.startsWith('trainContent/')).map(([, key]) => key).sort())
       .toEqual(trainContent.map((s) => s.key).sort());
   });
@@ -30,7 +31,7 @@ describe('VariantKeyer', () => {
     const own = { model: 'sim-strong', temperature: 0.1, maxTokens: 512, sampleIndex: 0, cacheNamespace: '' };
     expect(keyer.planTimeParams('gold')).toEqual({});
     expect(keyer.planTimeParams('ucs-sql.question')).toEqual(own);
-    expect(keyer.planTimeParams('ucs-sql.select-shots')).toEqual({ ...own, shots: 5, shotSelection: 'ss-qe', theta1: 2, theta2: 3, preselectAboveColumns: 30 });
+    expect(keyer.planTimeParams('ucs-sql.select-shots')).toEqual({ ...own, shots: 5, shotSelection: 'ss-qe', theta1: 2, theta2: 3, preselectAboveColumns: 30, preselectAboveAverageColumns: 6, linkingCodeAdditions: false });
     expect(keyer.itemStages('dev-1').find((s) => s.stage === 'ucs-sql.select-shots')!.params).toEqual(own);
     expect(() => keyer.planTimeParams('r3.rag')).toThrow('stage r3.rag is not in the graph of this variant');
   });
