@@ -94,9 +94,11 @@ export class LlmBatches {
         latencyMs,
         cached: false,
         simulated: m.providerConfig.simulated || r.result.simulated,
+        ...(r.result.simulation ? { simulation: r.result.simulation } : {}),
         provider: m.providerName,
         model: m.name,
       };
+      if (r.result.simulationProblem) this.opts.log({ severity: 'warn', msg: 'llm simulator report ignored', model: m.name, batchId: job.batchId, customId, problem: r.result.simulationProblem });
       if (cache && !request.noCache) {
         await cache.put({
           key: customId,

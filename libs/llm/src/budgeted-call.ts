@@ -77,9 +77,11 @@ export class BudgetedCaller {
       latencyMs,
       cached: false,
       simulated: m.providerConfig.simulated || result.simulated,
+      ...(result.simulation ? { simulation: result.simulation } : {}),
       provider: m.providerName,
       model: m.name,
     };
+    if (result.simulationProblem) this.log({ severity: 'warn', msg: 'llm simulator report ignored', ...req.attribution, model: m.name, problem: result.simulationProblem });
     this.log({ msg: 'llm call', ...req.attribution, model: m.name, provider: m.providerName, ...response.usage, costUsd: response.costUsd, latencyMs, simulated: response.simulated, waitedMs: lease?.waitedMs ?? 0 });
     return response;
   }

@@ -1,4 +1,4 @@
-export type { ChatMessage, LlmRequest, LlmResponse, LlmUsage, LlmPriority } from './types';
+export type { ChatMessage, LlmRequest, LlmResponse, LlmUsage, LlmPriority, SimulationReport } from './types';
 export { LlmError, isLlmError, queueDisposition, type LlmErrorCode, type QueueDisposition } from './errors';
 export { loadModelCatalog, parseModelCatalog, type ModelCatalog, type ModelConfig, type ModelLimits, type ProviderConfig } from './model-catalog';
 export { estimateTokens, countTokens, countChatTokens } from './tokens';

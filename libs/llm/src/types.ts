@@ -30,6 +30,15 @@ export interface LlmUsage {
   cacheWriteInputTokens?: number;
 }
 
+/**
+ * Why a simulated model answered as it did: the prompt features the simulator read and the probability of a correct
+ * answer it drew against (llm-sim's `x-sim-features` / `x-sim-probability`). Absent for real models.
+ */
+export interface SimulationReport {
+  probability: number;
+  features: Record<string, unknown>;
+}
+
 export interface LlmResponse {
   output: string;
   usage: LlmUsage;
@@ -42,6 +51,8 @@ export interface LlmResponse {
   latencyMs: number;
   cached: boolean;
   simulated: boolean;
+  /** The simulator's account of this answer (features and probability), when the endpoint sent one. */
+  simulation?: SimulationReport;
   provider: string;
   model: string;
 }

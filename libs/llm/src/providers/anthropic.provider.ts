@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { simulationFields, simulationFromHeaders } from './simulation-report';
 import { isSimulated, rateLimitObservation } from './http-headers';
 import { llmErrorFromSdk } from './openai-compatible.provider';
 import type { BatchCall, BatchCapableProvider, ProviderBatchResult, ProviderBatchStatus, ProviderCall, ProviderResult } from './provider';
@@ -49,6 +50,7 @@ export class AnthropicProvider implements BatchCapableProvider {
       },
       simulated: data.id.startsWith('msg_sim_') || isSimulated(headers),
       rateLimit: rateLimitObservation(headers),
+      ...simulationFields(simulationFromHeaders(headers)),
     };
   }
 

@@ -1,5 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { isQuotaRefusal, LlmError } from '../errors';
+import { simulationFields, simulationFromHeaders } from './simulation-report';
 import { isSimulated, rateLimitObservation, retryAfterMs } from './http-headers';
 import type { BatchCall, BatchCapableProvider, ProviderBatchResult, ProviderBatchStatus, ProviderCall, ProviderResult } from './provider';
 
@@ -130,6 +131,7 @@ export class OpenAiCompatibleProvider implements BatchCapableProvider {
       },
       simulated: data.system_fingerprint === 'sqlsweep-llm-sim' || isSimulated(headers),
       rateLimit: rateLimitObservation(headers),
+      ...simulationFields(simulationFromHeaders(headers)),
     };
   }
 

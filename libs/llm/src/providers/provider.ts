@@ -1,4 +1,4 @@
-import type { ChatMessage, LlmUsage } from '../types';
+import type { ChatMessage, LlmUsage, SimulationReport } from '../types';
 
 export interface ProviderCall {
   /** Model name as the provider knows it. */
@@ -26,6 +26,10 @@ export interface ProviderResult {
   usage: LlmUsage;
   /** The endpoint said it is a simulator (`x-sqlsweep-simulated: true`). */
   simulated: boolean;
+  /** The simulator's features and probability for this answer (llm-sim's `x-sim-*` headers), when sent. */
+  simulation?: SimulationReport;
+  /** Why a report the endpoint sent was dropped (malformed); the caller logs it as a warning. */
+  simulationProblem?: string;
   rateLimit: RateLimitObservation;
 }
 
