@@ -296,6 +296,9 @@ export function llmStageRun(stage: LlmStage, ctx: StageContext, request: LlmRequ
   return {
     output, usage: response.usage, costUsd: response.answerCostUsd ?? response.costUsd, reused: response.cached && !paidHere,
     latencyMs: response.latencyMs, simulated: response.simulated,
-    trace: { prompt: request.messages, response: response.output, ...(parseError ? { error: parseError } : {}) },
+    trace: {
+      prompt: request.messages, response: response.output,
+      ...(parseError ? { error: parseError } : {}), ...(response.simulation ? { simulation: response.simulation } : {}),
+    },
   };
 }

@@ -1,7 +1,8 @@
 import type { DatabaseSchema } from '@sqlsweep/datasets';
-import type { ChatMessage, LlmPriority, LlmResponse, LlmUsage } from '@sqlsweep/llm';
+import type { ChatMessage, LlmPriority, LlmResponse, LlmUsage, SimulationReport } from '@sqlsweep/llm';
 import type { Encoder, IndexSpec, MultiVectorIndex } from '@sqlsweep/retrieval';
 import type { EvalSemantics, SandboxPool } from '@sqlsweep/sql-sandbox';
+import type { StageFaults } from './test-faults';
 
 export interface StageItem {
   itemId: string;
@@ -50,13 +51,19 @@ export interface StageContext extends EstimateContext {
    */
   inputs: Record<string, unknown>;
   priority: LlmPriority;
-  services: { sandbox: SandboxPool; sqlDeadlineMs: number; retrieval: RetrievalServices; dataset: DatasetServices };
+  services: {
+    sandbox: SandboxPool; sqlDeadlineMs: number; retrieval: RetrievalServices; dataset: DatasetServices;
+    /** Test-only fault switches this worker runs with (`test-faults.ts`); absent in production. */
+    faults?: StageFaults;
+  };
 }
 
 export interface StageTrace {
   prompt?: Array<{ role: string; content: string }>;
   response?: string;
   error?: string;
+  /** For a simulated model: the prompt features and the probability of a correct answer the simulator used. */
+  simulation?: SimulationReport;
 }
 
 /** A stage's result: the output stored under its key, with accounting for the LLM stages. */

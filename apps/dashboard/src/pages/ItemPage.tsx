@@ -4,6 +4,7 @@ import { int, ms, shortId, usd } from '../lib/format';
 import { href } from '../lib/router';
 import { ResultTable } from '../components/ResultTable';
 import { Simulated } from '../components/Simulated';
+import { SimulationReport } from '../components/SimulationReport';
 import { Status } from '../components/Status';
 import { Verdict } from './ItemsPage';
 
@@ -62,6 +63,7 @@ function StageTrace({ s }: { s: StageTraceDto }) {
         {s.role === 'llm' && <span className="muted"> · {int(s.inputTokens)} in ({int(s.cachedInputTokens)} cached) / {int(s.outputTokens)} out · {usd(s.costUsd)}</span>}
         <span className="muted"> · {ms(s.latencyMs)}</span> <Simulated on={s.simulated} />
       </summary>
+      <SimulationReport report={s.simulation} />
       {s.prompt !== null && <><h4>prompt</h4><pre className="trace" data-testid="stage-prompt">{promptText(s.prompt)}</pre></>}
       {s.response !== null && <><h4>response</h4><pre className="trace" data-testid="stage-response">{s.response}</pre></>}
       {s.error && <><h4>error</h4><pre className="trace err">{s.error}</pre></>}

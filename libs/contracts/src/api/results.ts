@@ -53,6 +53,16 @@ export const itemResultSchema = z.object({
 export type ItemResultDto = z.infer<typeof itemResultSchema>;
 export const itemResultsPageSchema = pageSchema(itemResultSchema).meta({ id: 'ItemResultsPage' });
 
+/**
+ * Why a simulated model answered as it did: the prompt features llm-sim read and the probability of a correct answer
+ * it drew against (see README, "The simulator"). Features are named values (numbers, booleans, the item's hardness).
+ */
+export const simulationReportSchema = z.object({
+  probability: z.number().min(0).max(1),
+  features: z.record(z.string(), z.union([z.number(), z.boolean(), z.string(), z.null()])),
+}).meta({ id: 'SimulationReport' });
+export type SimulationReportDto = z.infer<typeof simulationReportSchema>;
+
 /** A stage of one (variant, item): what went in and out. `trace` holds prompt/response for LLM stages. */
 export const stageTraceSchema = z.object({
   stage: z.string(),
@@ -71,6 +81,8 @@ export const stageTraceSchema = z.object({
   costUsd: z.number(),
   latencyMs: z.number(),
   simulated: z.boolean(),
+  /** For an LLM stage answered by the simulator: its features and probability; null otherwise (or for older runs). */
+  simulation: simulationReportSchema.nullable(),
   createdAt: z.string().nullable(),
 }).meta({ id: 'StageTrace' });
 export type StageTraceDto = z.infer<typeof stageTraceSchema>;

@@ -13,6 +13,13 @@ describe('stageTraceDto', () => {
     expect(dto).toEqual(expect.objectContaining({ status: 'done', prompt: [{ role: 'user', content: 'q' }], response: 'SELECT 1', sandbox: null, inputTokens: 12, simulated: true }));
   });
 
+  it('shows the simulator report of a simulated stage, and none for a malformed or missing one', () => {
+    const simulation = { probability: 0.62, features: { schemaRecall: 1, noiseTables: 3, skeletonMatch: true, hardness: 'medium' } };
+    expect(stageTraceDto(row({ role: 'llm', trace: { response: 'SELECT 1', simulation }, createdAt: new Date(0) })).simulation).toEqual(simulation);
+    expect(stageTraceDto(row({ role: 'llm', trace: { response: 'SELECT 1', simulation: { probability: 'high' } } })).simulation).toBeNull();
+    expect(stageTraceDto(row({ role: 'llm', trace: { response: 'SELECT 1' } })).simulation).toBeNull();
+  });
+
   it('takes the sandbox verdict of a prediction from `predicted` and of a gold run from the result itself', () => {
     expect(stageTraceDto(row({ output: { correct: false, predicted: { status: 'timeout' } }, createdAt: new Date() })).sandbox).toEqual({ status: 'timeout' });
     expect(stageTraceDto(row({ stage: 'gold', output: { status: 'ok', rows: [[1], [2]] }, createdAt: new Date() })).sandbox).toEqual({ status: 'ok', rows: 2 });

@@ -1,4 +1,4 @@
-import type { RunSummaryDto, StageTraceDto, VariantDto } from '@sqlsweep/contracts';
+import { simulationReportSchema, type RunSummaryDto, type StageTraceDto, type VariantDto } from '@sqlsweep/contracts';
 import type { ReportRepository, RunListRow, StageTraceRow } from '@sqlsweep/db';
 
 export type Scalar = string | number | boolean;
@@ -23,7 +23,7 @@ export function variantDto(v: VariantRecord): VariantDto {
   };
 }
 
-interface TraceShape { prompt?: unknown; response?: unknown; error?: unknown }
+interface TraceShape { prompt?: unknown; response?: unknown; error?: unknown; simulation?: unknown }
 
 /** A stage row as the API shows it: prompt/response from the trace, and the sandbox verdict of SQL stages. */
 export function stageTraceDto(r: StageTraceRow): StageTraceDto {
@@ -38,6 +38,7 @@ export function stageTraceDto(r: StageTraceRow): StageTraceDto {
     sandbox: r.role === 'sql' ? sandboxVerdict(r.output) : null,
     inputTokens: r.inputTokens ?? 0, cachedInputTokens: r.cachedInputTokens ?? 0, outputTokens: r.outputTokens ?? 0,
     costUsd: r.costUsd ?? 0, latencyMs: r.latencyMs ?? 0, simulated: r.simulated ?? false,
+    simulation: simulationReportSchema.safeParse(trace.simulation).data ?? null,
     createdAt: r.createdAt ? r.createdAt.toISOString() : null,
   };
 }
