@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { datasetStoreSettings, type AppEnv } from '@sqlsweep/config';
 import { OrchestratorCore } from '@sqlsweep/orchestration';
+import { stageFaultsFromEnv, stageFaultsWarning } from '@sqlsweep/pipelines';
 import { defaultDashboardDir, serveDashboard } from './dashboard-static';
 import { ErrorsFilter } from './errors.filter';
 import { OrchestratorModule } from './orchestrator.module';
@@ -23,12 +24,15 @@ export interface OrchestratorAppOptions {
 /** Migrates, wires the core, starts the advancer and the HTTP API (under /api), /metrics, /queues and the dashboard. */
 export async function createOrchestratorApp(env: AppEnv<'orchestrator'>, providerEnv: Record<string, string | undefined>, opts: OrchestratorAppOptions = {}): Promise<NestExpressApplication> {
   await OrchestratorCore.prepareDatabase(env.DATABASE_URL);
+  const faults = stageFaultsFromEnv(providerEnv, 'orchestrator environment');
+  const faultWarning = stageFaultsWarning(faults, 'orchestrator');
+  if (faultWarning) new Logger('test-faults').warn(faultWarning);
   const core = new OrchestratorCore({
     databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX,
     modelsFile: env.SQLSWEEP_MODELS_FILE, providerEnv, corpusDir: env.SQLSWEEP_CORPUS_DIR,
     admission: { maxVariants: env.SQLSWEEP_MAX_VARIANTS, maxStageJobs: env.SQLSWEEP_MAX_STAGE_JOBS },
     datasetStore: datasetStoreSettings(env, 'orchestrator environment'),
-    retrieval: { dataDir: env.SQLSWEEP_DATA_DIR, encoderDir: providerEnv.SQLSWEEP_ENCODER_DIR },
+    retrieval: { dataDir: env.SQLSWEEP_DATA_DIR, encoderDir: providerEnv.SQLSWEEP_ENCODER_DIR }, faults,
   });
   core.startAdvancing();
   for (const runId of await core.runs.runningRuns()) await core.advancer.reconcile(runId);

@@ -6,7 +6,7 @@ import {
 import type { DatasetRepository, StageRepository, StoredItem, StoredStageResult } from '@sqlsweep/db';
 import type { AdvanceTimings, Advancer } from '@sqlsweep/orchestration';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
-import { stageImplementations, type LlmStage, type RetrievalServices, type StageContext, type StageImplementation, type StageRun } from '@sqlsweep/pipelines';
+import { faultOfStage, stageImplementations, TEST_FAULT_PARAM, type LlmStage, type RetrievalServices, type StageContext, type StageFaults, type StageImplementation, type StageRun } from '@sqlsweep/pipelines';
 import type { LlmRequest, LlmResponse } from '@sqlsweep/llm';
 import { GroupCommit } from './group-commit';
 import { WorkerDataset } from './stage-services';
@@ -27,6 +27,8 @@ export interface StageRunnerDeps {
   log: (obj: Record<string, unknown>, msg: string) => void;
   /** How often a job of a model paused for its quota looks again whether the pause was lifted (default 10 s). */
   pausedRecheckMs?: number;
+  /** Test-only fault switches of this worker (SQLSWEEP_TEST_FAULT_*); absent in production. */
+  faults?: StageFaults;
 }
 
 interface LoadedDatabase { schema: DatabaseSchema; dbPath: string }
@@ -165,11 +167,15 @@ export class StageRunner {
       if (!r) throw new Error(`input ${name} (${key.slice(0, 12)}) of stage ${p.stage} has no result yet`);
       inputs[name] = r.output;
     }
+    assertPlannedFault(p, this.deps.faults);
     const version = await this.version(p.datasetVersionId);
     const ctx: StageContext = {
       item, schema: db.schema, dbPath: db.dbPath, semantics: version.semantics, datasetVersion: version.contentHash,
       params: p.params, inputs, priority: job.opts.priority === priorities.nightly ? 'nightly' : 'interactive',
-      services: { sandbox: this.deps.sandbox, sqlDeadlineMs: this.deps.sqlDeadlineMs, retrieval: this.deps.retrieval, dataset: version.dataset },
+      services: {
+        sandbox: this.deps.sandbox, sqlDeadlineMs: this.deps.sqlDeadlineMs, retrieval: this.deps.retrieval, dataset: version.dataset,
+        ...(this.deps.faults ? { faults: this.deps.faults } : {}),
+      },
     };
     return ctx;
   }
@@ -252,6 +258,20 @@ class PhaseClock {
 
 /** A result as a stage reads it: its output. */
 type Stored = Pick<StoredStageResult, 'output'>;
+
+/**
+ * A test fault switch re-keys the stage it breaks when the planner has it on (`KeyingContext.faults`); a worker whose
+ * switch disagrees with the plan would store a broken output under a healthy key (or the reverse) and poison every
+ * later run that reuses it, so it refuses the job.
+ */
+function assertPlannedFault(p: StageJobPayload, faults: StageFaults | undefined): void {
+  const planned = p.params[TEST_FAULT_PARAM];
+  const here = faultOfStage(p.stage, faults);
+  if ((planned ?? undefined) === here) return;
+  throw new UnrecoverableError(
+    `stage ${p.stage} was planned with test fault ${planned === undefined ? 'off' : `"${String(planned)}"`} but this worker has it ${here === undefined ? 'off' : `"${here}"`}: ` +
+    'start the planning process (orchestrator or CLI) and the workers with the same SQLSWEEP_TEST_FAULT_* switches');
+}
 
 /** The outputs of all of a stage's inputs when they came with its job, by key; undefined when any did not. */
 function carriedInputs(p: StageJobPayload): Map<string, Stored> | undefined {

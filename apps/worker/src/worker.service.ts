@@ -8,6 +8,7 @@ import { Pool } from 'pg';
 import { DEFAULT_CLAIM_TTL_MS, LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost, type Job, type JobHandlers } from '@sqlsweep/queue';
 import { SandboxPool } from '@sqlsweep/sql-sandbox';
+import { stageFaultsFromEnv, stageFaultsWarning } from '@sqlsweep/pipelines';
 import pino from 'pino';
 import { StageRunner } from './stage-runner';
 import { buildSchemaIndexJob } from './index-builder';
@@ -71,6 +72,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const runs = new RunRepository(this.db);
     const files = createDatasetFileStore(this.db, datasetStoreSettings(env, 'worker environment'));
     const advancer = new Advancer(runs, this.queue);
+    const faults = stageFaultsFromEnv(this.providerEnv, 'worker environment');
+    const faultWarning = stageFaultsWarning(faults, 'worker');
+    if (faultWarning) this.log.warn({ faults }, faultWarning);
     const runner = new StageRunner({
       retrieval: this.retrieval,
       datasets: new DatasetRepository(this.db, files), stages: new StageRepository(this.db), queue: this.queue, llm,
@@ -78,6 +82,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       sandbox: this.sandbox, sqlDeadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS,
       replicas: new ReplicaMaterializer({ dataDir: env.SQLSWEEP_DATA_DIR, store: files }),
       log: (obj, msg) => this.log.info(obj, msg),
+      ...(faultWarning ? { faults } : {}),
     });
     const concurrency = { llm: env.SQLSWEEP_LLM_CONCURRENCY, sql: env.SQLSWEEP_SQL_CONCURRENCY, retrieval: env.SQLSWEEP_RETRIEVAL_CONCURRENCY };
     const queues = Object.fromEntries(env.SQLSWEEP_ROLES.map((role) => [`stage-${role}`, concurrency[role]]));

@@ -4,6 +4,7 @@ import { buildBundledEncoder, BUNDLED_ENCODER_NAME, openEncoder, type Encoder } 
 import type { Redis } from 'ioredis';
 import { LlmClient, llmBudgetPrefix, loadModelCatalog, ModelPauses, type ModelCatalog, type ModelPause } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost } from '@sqlsweep/queue';
+import type { StageFaults } from '@sqlsweep/pipelines';
 import type { AdmissionBudget } from './admission';
 import { Advancer } from './advancer';
 import { Planner } from './planner';
@@ -29,6 +30,8 @@ export interface CoreSettings {
    * got on stderr (the CLI's planning).
    */
   retrieval?: { dataDir: string; encoderDir?: string; progress?: boolean };
+  /** Test-only fault switches the planner keys with (`StageFaults`, from SQLSWEEP_TEST_FAULT_*); never in production. */
+  faults?: StageFaults;
 }
 
 /** One stderr line per tenth of a retrieval curve computed for an operating point. */
@@ -69,7 +72,7 @@ export class OrchestratorCore {
     const dataDir = settings.retrieval?.dataDir ?? '.sqlsweep';
     const llm = new LlmClient({ catalog: this.catalog, env: settings.providerEnv });
     this.planner = new Planner({
-      datasets: this.datasets, runs: this.runs, stages: this.stages, budget: settings.admission, corpusDir: settings.corpusDir,
+      datasets: this.datasets, runs: this.runs, stages: this.stages, budget: settings.admission, corpusDir: settings.corpusDir, faults: settings.faults,
       operatingPoints: { curves: this.retrievalCurves, encoder: () => this.openEncoder(), indexRoot: join(dataDir, 'indexes'), onProgress: settings.retrieval?.progress ? curveProgress : undefined },
       assertModelsUsable: (models) => llm.assertUsable(models),
       estimateCall: (call) => llm.estimateCall({ ...call, templateVersion: call.templateVersion }, call.expectedOutputTokens ?? Math.ceil(call.maxTokens / 4)),

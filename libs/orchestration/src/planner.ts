@@ -3,7 +3,7 @@ import { contentHash, expandVariants, SweepConfigError, type ResolvedVariantSpec
 import type { DatasetRepository, DatasetVersion, PlannedStage, ResolvedKnobRecord, RunRepository, StageRepository, StoredItem } from '@sqlsweep/db';
 import { isLlmError } from '@sqlsweep/llm';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
-import { pipelines, stageImplementations, VariantKeyer, type KeyedStage, type LlmCall } from '@sqlsweep/pipelines';
+import { pipelines, stageImplementations, VariantKeyer, type KeyedStage, type LlmCall, type StageFaults } from '@sqlsweep/pipelines';
 import { admitStageJobs, admitVariants, defaultAdmissionBudget, type AdmissionBudget } from './admission';
 import { checkDatasetNeeds } from './dataset-needs';
 import { FileKnobHasher } from './file-knob-hashes';
@@ -48,6 +48,8 @@ export interface PlannerDeps {
   corpusDir?: string;
   /** What resolves threshold operating points (`theta: { recall: 0.9 }`); without it a sweep that gives one is refused. */
   operatingPoints?: Omit<OperatingPointDeps, 'datasets'>;
+  /** Test-only fault switches (`StageFaults`): the stages they break are keyed apart. Never set in production. */
+  faults?: StageFaults;
 }
 
 /**
@@ -93,7 +95,7 @@ export class Planner {
     const keyers = new Map<string, VariantKeyer>();
     for (const variant of variants) {
       const fileHashes = await files.hashesFor(variant);
-      const keyer = new VariantKeyer(pipelines[variant.pipeline], variant, { datasetVersion: version.contentHash, cacheNamespace: config.cacheNamespace, trainItemIds, fileHashes });
+      const keyer = new VariantKeyer(pipelines[variant.pipeline], variant, { datasetVersion: version.contentHash, cacheNamespace: config.cacheNamespace, trainItemIds, fileHashes, faults: this.deps.faults });
       keyers.set(variant.id, keyer);
       for (const s of keyer.trainItemStages()) place(variant.id, s);
       for (const item of items) for (const s of keyer.itemStages(item.itemId)) place(variant.id, s);

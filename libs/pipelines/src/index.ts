@@ -3,6 +3,7 @@ export * from './stage-keys';
 export * from './corpus-dir';
 export * from './file-knobs';
 export * from './stage-context';
+export * from './test-faults';
 export * from './template';
 export * from './parse-sql';
 export * from './registry';

@@ -1,5 +1,6 @@
 import { contentHash, type StageRole, type VariantSpec } from '@sqlsweep/contracts';
 import { variantScalars, type PipelineDefinition, type StageNode } from './pipeline';
+import { faultOfStage, TEST_FAULT_PARAM, type StageFaults } from './test-faults';
 
 export interface KeyedStage {
   stage: string;
@@ -19,6 +20,11 @@ export interface KeyingContext {
   trainItemIds?: readonly string[];
   /** SHA-256 of each file the variant's stages read through a file knob, by derived parameter (`fileKnobsRead`). */
   fileHashes?: Readonly<Record<string, string>>;
+  /**
+   * Test-only fault switches of the planning process (`test-faults.ts`): a stage they break gets the fault among its
+   * parameters, so its key differs as a new version of its code would, and its job tells the worker what was planned.
+   */
+  faults?: StageFaults;
 }
 
 /**
@@ -97,7 +103,8 @@ export class VariantKeyer {
   }
 
   private keyOne(node: StageNode, itemId: string, own: Map<string, string>): KeyedStage {
-    const params = this.paramsOf(node);
+    const fault = faultOfStage(node.stage, this.ctx.faults);
+    const params = { ...this.paramsOf(node), ...(fault === undefined ? {} : { [TEST_FAULT_PARAM]: fault }) };
     const inputs: Record<string, string> = {};
     for (const [as, ref] of Object.entries(node.inputs)) {
       const all = /^(.+)\[\*\]$/.exec(ref);

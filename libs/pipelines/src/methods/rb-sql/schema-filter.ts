@@ -37,6 +37,21 @@ function ratio(kept: number, total: number): number {
 
 const rbSql = stagesOf('rb-sql');
 
+type Retrieved = Awaited<ReturnType<TableRetriever['retrieveTables']>>;
+
+/**
+ * The test fault `wrong-tables` (`StageFaults.tableRetriever`): as many tables as the retriever kept, but none the
+ * gold SQL uses (schema order, deterministic), each with the score of the table it replaces; a database whose every
+ * table is gold loses its first gold table instead.
+ */
+function wrongTables(retrieved: Retrieved, schema: DatabaseSchema, gold: ReadonlySet<string>): Retrieved {
+  const others = schema.tables.map((t) => t.name).filter((t) => !gold.has(t));
+  const names = others.length > 0
+    ? others.slice(0, Math.max(1, retrieved.tables.length))
+    : schema.tables.map((t) => t.name).filter((t) => t !== [...gold][0]);
+  return { fellBack: retrieved.fellBack, tables: names.map((table, i) => ({ table, score: retrieved.tables[i]?.score ?? 0 })) };
+}
+
 /**
  * Table-Retriever (RB-SQL 4.2.1, 4.2.3): `TableRetriever.retrieveTables` (tables with S(q, t) > θ, a table over
  * maxTableTokens first shortened to its columns above μ', the best one alone when none passes), with its recall
@@ -46,12 +61,15 @@ export const retrieveTablesStage = rbSql.compute({
   name: 'rb-sql.tables', role: 'retrieval', version: 2, reads: ['theta', 'muPrime', 'maxTableTokens', 'retrievalEvidence'],
   run: async (ctx) => {
     const tr = await retriever(ctx, ctx.params.maxTableTokens);
-    const { tables: kept, fellBack } = await tr.retrieveTables(retrievalQuery(ctx), ctx.params.theta, ctx.params.muPrime);
+    const retrieved = await tr.retrieveTables(retrievalQuery(ctx), ctx.params.theta, ctx.params.muPrime);
     const gold = new Set(touchedSchema(ctx.item.goldSql, ctx.schema).tables);
+    const fault = ctx.services.faults?.tableRetriever;
+    const { tables: kept, fellBack } = fault === 'wrong-tables' ? wrongTables(retrieved, ctx.schema, gold) : retrieved;
     const hits = kept.filter((t) => gold.has(t.table)).length;
     const output: RetrievedTables = {
       tables: kept.map((t) => ({ table: t.table, score: t.score, ...(t.shortenedTo ? { shortenedTo: t.shortenedTo } : {}) })),
       fellBack,
+      ...(fault ? { testFault: fault } : {}),
       metrics: {
         'rb-sql.tables.recall': gold.size === 0 ? 1 : hits / gold.size,
         'rb-sql.tables.reduction': ratio(kept.length, ctx.schema.tables.length),

@@ -6,6 +6,8 @@ export interface RetrievedTables {
   tables: Array<{ table: string; score: number; shortenedTo?: string[] }>;
   /** true when no table passed θ and the best-scoring one was kept so the prompt has a schema at all */
   fellBack: boolean;
+  /** Set only when a test fault switch broke the retriever on purpose (`StageFaults.tableRetriever`). */
+  testFault?: 'wrong-tables';
   metrics: Record<string, number>;
 }
 
