@@ -10,6 +10,8 @@ export interface GoldItem {
   dbId: string;
   /** Absolute path of the item's SQLite database, when the dataset ships it. */
   dbFile?: string;
+  /** BIRD's difficulty field (simple, moderate, challenging), when the dataset ships it. */
+  difficulty?: string;
 }
 
 const QUESTION_FILES = ['dev.json', 'train.json', 'train_spider.json', 'train_others.json', 'test.json'];
@@ -39,6 +41,7 @@ function readItems(file: string, dir: string): GoldItem[] {
     const item: GoldItem = { question, sql: sql.trim(), dbId: e.db_id };
     if (typeof e.evidence === 'string' && e.evidence.trim()) item.evidence = e.evidence;
     if (dbFile) item.dbFile = dbFile;
+    if (typeof e.difficulty === 'string' && e.difficulty.trim()) item.difficulty = e.difficulty.trim().toLowerCase();
     return item;
   });
 }
