@@ -6,9 +6,10 @@ import {
 import type { DatasetRepository, StageRepository, StoredItem, StoredStageResult } from '@sqlsweep/db';
 import type { AdvanceTimings, Advancer } from '@sqlsweep/orchestration';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
-import { faultOfStage, stageImplementations, TEST_FAULT_PARAM, type LlmStage, type RetrievalServices, type StageContext, type StageFaults, type StageImplementation, type StageRun } from '@sqlsweep/pipelines';
+import { stageImplementations, type LlmStage, type RetrievalServices, type StageContext, type StageFaults, type StageImplementation, type StageRun } from '@sqlsweep/pipelines';
 import type { LlmRequest, LlmResponse } from '@sqlsweep/llm';
 import { GroupCommit } from './group-commit';
+import { assertPlannedFault } from './planned-fault';
 import { WorkerDataset } from './stage-services';
 import { DelayedError, priorities, Worker, UnrecoverableError, type Job, type QueueClient } from '@sqlsweep/queue';
 import type { SandboxPool } from '@sqlsweep/sql-sandbox';
@@ -258,20 +259,6 @@ class PhaseClock {
 
 /** A result as a stage reads it: its output. */
 type Stored = Pick<StoredStageResult, 'output'>;
-
-/**
- * A test fault switch re-keys the stage it breaks when the planner has it on (`KeyingContext.faults`); a worker whose
- * switch disagrees with the plan would store a broken output under a healthy key (or the reverse) and poison every
- * later run that reuses it, so it refuses the job.
- */
-function assertPlannedFault(p: StageJobPayload, faults: StageFaults | undefined): void {
-  const planned = p.params[TEST_FAULT_PARAM];
-  const here = faultOfStage(p.stage, faults);
-  if ((planned ?? undefined) === here) return;
-  throw new UnrecoverableError(
-    `stage ${p.stage} was planned with test fault ${planned === undefined ? 'off' : `"${String(planned)}"`} but this worker has it ${here === undefined ? 'off' : `"${here}"`}: ` +
-    'start the planning process (orchestrator or CLI) and the workers with the same SQLSWEEP_TEST_FAULT_* switches');
-}
 
 /** The outputs of all of a stage's inputs when they came with its job, by key; undefined when any did not. */
 function carriedInputs(p: StageJobPayload): Map<string, Stored> | undefined {
