@@ -29,23 +29,24 @@ const SAMPLE_INDEX = 0;
 
 /**
  * Where the fit starts and what it keeps for terms the Spider prompts cannot tell apart (no evidence, no feedback,
- * one number of examples): effect sizes in log-odds, set by hand so that each hint helps and each noise hurts. The
- * calibration moves only the terms the data varies in.
+ * one number of examples): the hand-set effect sizes of sim-strong in configs/llm-sim.yaml (log-odds; each hint helps,
+ * each noise hurts), copied here so that the script fits the same weights whatever that model's config says. The
+ * calibration moves only the hardness offsets and the terms the data varies in.
  */
 export const PRIOR_WEIGHTS: AnswerWeights = {
   intercept: 0,
   hardness: { easy: 0, medium: 0, hard: 0, extra: 0 },
   schemaRecall: 2,
-  noiseTables: -0.15,
-  noiseColumns: -0.1,
-  examples: 0.3,
-  skeletonMatch: 0.8,
+  noiseTables: -0.25,
+  noiseColumns: -0.12,
+  examples: 0.15,
+  skeletonMatch: 0.5,
   decomposition: 0.3,
   evidence: 1,
   values: 0.3,
-  feedbackError: 0.6,
-  feedbackEmpty: 0.3,
-  feedbackExplanation: 0.2,
+  feedbackError: 0.9,
+  feedbackEmpty: 0.5,
+  feedbackExplanation: 0.3,
   floor: 0,
 };
 

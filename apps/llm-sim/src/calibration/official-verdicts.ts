@@ -14,7 +14,7 @@ export function readOfficialVerdicts(file: string): OfficialVerdict[] {
   } catch (err) {
     throw new Error(`${file}: cannot read official verdicts: ${(err as Error).message}`);
   }
-  const verdicts = text.split('\n').filter((l) => l.trim()).map((line, n) => {
+  return text.split('\n').filter((l) => l.trim()).map((line, n): OfficialVerdict => {
     let row: Record<string, unknown>;
     try {
       row = JSON.parse(line) as Record<string, unknown>;
@@ -27,5 +27,4 @@ export function readOfficialVerdicts(file: string): OfficialVerdict[] {
     if (row.exec !== 0 && row.exec !== 1) throw new Error(`${file}: line ${n + 1}: "exec" must be 0 or 1`);
     return { i: n, dbId: row.db_id, hardness: row.hardness as SpiderHardness, exec: row.exec };
   });
-  return verdicts;
 }
