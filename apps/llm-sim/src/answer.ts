@@ -1,6 +1,8 @@
-import { corruptSql, type CorruptionKind } from './corrupt-sql';
+import { answerProbability, commonDraw, type AnswerWeights } from './answer-model';
+import { corruptSql, wrongTable, type CorruptionKind } from './corrupt-sql';
 import { decompositionOf } from './decomposition';
 import type { GoldIndex, GoldItem } from './gold-index';
+import { readPrompt, type PromptFeatures } from './prompt-features';
 import { seededRng, type Rng } from './rng';
 
 import { methodProtocols } from './protocols';
@@ -14,14 +16,45 @@ export interface SimAnswer {
   correct: boolean;
   corruption?: CorruptionKind;
   item: GoldItem;
+  /** The probability of the gold the answer was drawn with. */
+  probability: number;
+  /** What the prompt gave towards the gold (prompt-features.ts). */
+  features: PromptFeatures;
+}
+
+/** What an answer was drawn from: response headers carry it, and batch result lines as `sim` (no per-result headers there). */
+export interface SimulationMetadata {
+  probability: number;
+  features: PromptFeatures;
 }
 
 export interface AnswerParams {
   seed: number;
   model: string;
-  accuracy: number;
+  /** The model's answer model (configs/llm-sim.yaml `weights:`); without it, `accuracy` is the probability. */
+  weights?: AnswerWeights;
+  /** A fixed probability of the gold whatever the prompt says (test models). */
+  accuracy?: number;
   temperature: number;
   sampleIndex: number;
+}
+
+/** Whether a protocol's answer is a SQL query: the answer model's schema terms apply to these only. */
+export function answersSql(protocol: StageProtocol): boolean {
+  if (protocol === 'sql') return true;
+  if (!protocol.startsWith('method:')) return false;
+  return methodProtocols.find((p) => `method:${p.name}` === protocol)?.answersSql === true;
+}
+
+/**
+ * The probability of the gold for this prompt. SQL protocols: the answer model on the prompt's features. Stages that
+ * need no schema (decomposition, simplification, table lists, skeletons, explanations) are judged as if the schema
+ * were whole and clean: their other features (evidence, examples, hints) still count.
+ */
+function probabilityOf(protocol: StageProtocol, features: PromptFeatures, p: AnswerParams): number {
+  if (!p.weights) return p.accuracy ?? 0;
+  if (answersSql(protocol)) return answerProbability(features, p.weights);
+  return answerProbability({ ...features, schemaRecall: 1, goldReachable: true, noiseTables: 0, noiseColumns: 0 }, p.weights);
 }
 
 /**
@@ -83,15 +116,25 @@ function render(protocol: StageProtocol, item: GoldItem, sql: string, rng: Rng, 
 }
 
 /**
- * The simulated model's answer: the gold with probability `accuracy`, otherwise a realistic mistake, decided
- * deterministically by (seed, model, question, temperature, sample index). At temperature 0 every sample
- * is the same, as with a real model.
+ * The simulated model's answer: the gold when the common draw of (seed, model, question, sample index) falls below
+ * the probability the prompt earns (answer-model.ts), otherwise a realistic mistake. The draw ignores the prompt and
+ * the temperature (common random numbers: a prompt that gives more can only turn a wrong answer right); at
+ * temperature 0 every sample is sample 0, as a real model repeats itself. Which mistake is made is seeded by
+ * (seed, model, item, temperature, sample). A prompt lacking a gold table gets a mistake that uses a table it shows.
  */
 export function answerFor(index: GoldIndex, item: GoldItem, protocol: StageProtocol, p: AnswerParams, prompt = ''): SimAnswer {
   const sample = p.temperature > 0 ? p.sampleIndex : 0;
+  const reading = readPrompt(prompt, item, index);
+  const probability = probabilityOf(protocol, reading.features, p);
+  const correct = commonDraw(p.seed, p.model, item.question, sample) < probability;
   const rng = seededRng(p.seed, p.model, item.dbId, item.question, p.temperature, sample);
-  const correct = rng() < p.accuracy;
-  if (correct) return { text: render(protocol, item, item.sql, rng, true, prompt), protocol, correct, item };
-  const corruption = corruptSql(item.sql, rng, index.columnsNear(item));
-  return { text: render(protocol, item, corruption.sql, rng, false, prompt), protocol, correct, corruption: corruption.kind, item };
+  const base = { protocol, correct, item, probability, features: reading.features };
+  if (correct) return { ...base, text: render(protocol, item, item.sql, rng, true, prompt) };
+  const unreachable = p.weights !== undefined && answersSql(protocol) && !reading.features.goldReachable;
+  const corruption = (unreachable ? wrongTable(item.sql, reading.missingGoldTables, reading.shownTables, rng) : null)
+    ?? corruptSql(item.sql, rng, index.columnsNear(item));
+  let text = render(protocol, item, corruption.sql, rng, false, prompt);
+  // RB-SQL's correction prompt asks for this line when the schema shown lacks what the question needs.
+  if (unreachable && /write the line MISSING SCHEMA/i.test(prompt)) text = `MISSING SCHEMA\n${text}`;
+  return { ...base, text, corruption: corruption.kind };
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { HttpError, hintsFromMetadata, parseConversation, type Conversation, type Dialect } from './conversation';
+import type { SimulationMetadata } from './answer';
 import type { SimModelConfig } from './sim-config';
 
 /** What the batch endpoints need from the simulator. */
 export interface BatchEngine {
   modelConfigFor(model: string, dialect: Dialect): SimModelConfig;
-  generate(dialect: Dialect, conv: Conversation, cfg: SimModelConfig): { body: unknown; outputTokens: number };
+  generate(dialect: Dialect, conv: Conversation, cfg: SimModelConfig): { body: unknown; outputTokens: number; simulation: SimulationMetadata };
 }
 
 interface StoredFile {
@@ -138,8 +139,8 @@ export class SimBatches {
         if (typeof entry.custom_id === 'string') customId = entry.custom_id;
         const body = entry.body as Record<string, unknown>;
         const conv = parseConversation('openai', body ?? {}, {});
-        const { body: response } = this.engine.generate('openai', conv, this.engine.modelConfigFor(conv.model, 'openai'));
-        out.push(JSON.stringify({ id: `batch_req_${randomUUID().replace(/-/g, '')}`, custom_id: customId, response: { status_code: 200, request_id: randomUUID(), body: response }, error: null }));
+        const { body: response, simulation } = this.engine.generate('openai', conv, this.engine.modelConfigFor(conv.model, 'openai'));
+        out.push(JSON.stringify({ id: `batch_req_${randomUUID().replace(/-/g, '')}`, custom_id: customId, response: { status_code: 200, request_id: randomUUID(), body: response }, error: null, sim: simulation }));
         batch.request_counts.completed++;
       } catch (err) {
         const e = errorOf(err);
@@ -192,9 +193,9 @@ export class SimBatches {
         try {
           const params = (r.params ?? {}) as Record<string, unknown>;
           const conv = parseConversation('anthropic', params, hintsFromMetadata(params.metadata));
-          const { body: message } = this.engine.generate('anthropic', conv, this.engine.modelConfigFor(conv.model, 'anthropic'));
+          const { body: message, simulation } = this.engine.generate('anthropic', conv, this.engine.modelConfigFor(conv.model, 'anthropic'));
           batch.request_counts.succeeded++;
-          return JSON.stringify({ custom_id: customId, result: { type: 'succeeded', message } });
+          return JSON.stringify({ custom_id: customId, result: { type: 'succeeded', message }, sim: simulation });
         } catch (err) {
           const e = errorOf(err);
           batch.request_counts.errored++;

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { corruptSql, type CorruptionKind } from './corrupt-sql';
+import { corruptSql, wrongTable, type CorruptionKind } from './corrupt-sql';
 import { seededRng } from './rng';
 
 const JOIN_SQL =
@@ -54,5 +54,18 @@ describe('corruptSql', () => {
     // wrong_column may pick a column of the other table, which SQLite rejects; most mistakes still run.
     expect(executable / (200 - syntax)).toBeGreaterThan(0.7);
     db.close();
+  });
+});
+
+describe('wrongTable', () => {
+  it('puts a table the prompt shows in place of the missing gold table, in FROM/JOIN and as a qualifier', () => {
+    const gold = "SELECT stadium.name, count(*) FROM concert JOIN stadium ON concert.stadium_id = stadium.stadium_id WHERE stadium.name = 'stadium'";
+    const c = wrongTable(gold, ['stadium'], ['concert', 'singer'], seededRng(1));
+    expect(c).toEqual({ kind: 'wrong_table', sql: "SELECT singer.name, count(*) FROM concert JOIN singer ON concert.stadium_id = singer.stadium_id WHERE singer.name = 'stadium'" });
+  });
+
+  it('has nothing to offer when the prompt shows no other table', () => {
+    expect(wrongTable('SELECT name FROM stadium', ['stadium'], [], seededRng(1))).toBeNull();
+    expect(wrongTable('SELECT name FROM stadium', ['stadium'], ['stadium'], seededRng(1))).toBeNull();
   });
 });

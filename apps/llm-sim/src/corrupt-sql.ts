@@ -6,7 +6,8 @@ export type CorruptionKind =
   | 'wrong_aggregate'
   | 'wrong_literal'
   | 'wrong_order'
-  | 'syntax_error';
+  | 'syntax_error'
+  | 'wrong_table';
 
 export interface Corruption {
   kind: CorruptionKind;
@@ -156,6 +157,8 @@ export function corruptSql(gold: string, rng: Rng, schemaColumns: readonly strin
         return wrongOrder(gold);
       case 'syntax_error':
         return syntaxError(gold, rng);
+      case 'wrong_table':
+        return null; // needs the prompt's tables: wrongTable()
     }
   };
   // Weighted draw without replacement among the kinds that apply to this query.
@@ -171,4 +174,28 @@ export function corruptSql(gold: string, rng: Rng, schemaColumns: readonly strin
     left = left.filter((_, j) => j !== i);
   }
   return { kind: 'syntax_error', sql: `${gold} WHERE` };
+}
+
+/**
+ * The mistake of a model whose prompt lacks a table the gold reads: the missing tables replaced by tables the prompt
+ * does show (in FROM/JOIN and as column qualifiers), tables the query does not already read first. Null when the
+ * prompt shows no table to use instead.
+ */
+export function wrongTable(gold: string, missingTables: readonly string[], shownTables: readonly string[], rng: Rng): Corruption | null {
+  const missing = new Set(missingTables.map((t) => t.toLowerCase()));
+  const unused = shownTables.filter((t) => !missing.has(t.toLowerCase()) && !new RegExp(`(?<![\\w.])${escapeRegex(t)}(?![\\w])`, 'i').test(gold));
+  const pool = unused.length > 0 ? unused : shownTables.filter((t) => !missing.has(t.toLowerCase()));
+  if (pool.length === 0 || missing.size === 0) return null;
+  let sql = gold;
+  for (const table of missing) {
+    const chosen = pick(rng, pool);
+    const replacement = /^[A-Za-z_]\w*$/.test(chosen) ? chosen : `"${chosen.replace(/"/g, '""')}"`;
+    const name = `(?:"${escapeRegex(table)}"|\`${escapeRegex(table)}\`|\\[${escapeRegex(table)}\\]|${escapeRegex(table)})`;
+    // Outside string literals only: split on them and rewrite the code parts.
+    sql = sql
+      .split(/('(?:[^']|'')*')/)
+      .map((part, i) => (i % 2 === 1 ? part : part.replace(new RegExp(`(?<![\\w.])${name}(?![\\w])`, 'gi'), replacement)))
+      .join('');
+  }
+  return sql === gold ? null : { kind: 'wrong_table', sql };
 }

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Tiktoken } from 'js-tiktoken/lite';
-import { answerFor, detectProtocol, type SimAnswer } from './answer';
+import { answerFor, detectProtocol, type SimAnswer, type SimulationMetadata } from './answer';
 import { withoutRetrievedContext } from './protocols/r3';
 import { GoldIndex } from './gold-index';
 import { PrefixCache } from './prefix-cache';
 import { seededRng } from './rng';
 import { HttpError, hintsFromHeaders, parseConversation, type Conversation, type Dialect } from './conversation';
 import { SimBatches } from './batches';
-import { DEFAULT_SIM_CONFIG, loadSimConfig, type SimConfig, type SimModelConfig } from './sim-config';
+import { DEFAULT_SIM_CONFIG_FILE, loadSimConfig, type SimConfig, type SimModelConfig } from './sim-config';
 import { RollingWindowLimiter } from './rolling-window-limiter';
 import { TokenBucketLimiter } from './token-bucket-limiter';
 
@@ -44,6 +44,15 @@ export interface ModelStats {
   inputTokens: number;
   cachedInputTokens: number;
   outputTokens: number;
+}
+
+function simulationOf(answer: SimAnswer): SimulationMetadata {
+  return { probability: answer.probability, features: answer.features };
+}
+
+/** `x-sim-probability` and `x-sim-features` (JSON): why the simulated model got this answer right or wrong. */
+function simulationHeaders(answer: SimAnswer): Record<string, string> {
+  return { 'x-sim-probability': String(answer.probability), 'x-sim-features': JSON.stringify(answer.features) };
 }
 
 const SIM_HEADERS = { 'x-sqlsweep-simulated': 'true', 'openai-processing-ms': '0' };
@@ -123,7 +132,7 @@ export class LlmSimulator {
 
   constructor(opts: LlmSimulatorOptions) {
     this.seed = opts.seed ?? 0;
-    this.config = opts.config ?? (opts.configFile ? loadSimConfig(opts.configFile) : DEFAULT_SIM_CONFIG);
+    this.config = opts.config ?? loadSimConfig(opts.configFile ?? DEFAULT_SIM_CONFIG_FILE);
     this.index = new GoldIndex(opts.datasetDirs);
     this.noise = seededRng(this.seed, 'transient-noise');
   }
@@ -279,7 +288,7 @@ export class LlmSimulator {
     conv: Conversation,
     cfg: SimModelConfig,
     prompt = promptTokens(conv.messages),
-  ): { body: unknown; headers: Record<string, string>; outputTokens: number } {
+  ): { body: unknown; headers: Record<string, string>; outputTokens: number; simulation: SimulationMetadata } {
     const stats = this.statsFor(conv.model);
     const target = this.index.findTarget(conv.messages.map((m) => m.content).join('\n'));
     if (!target) {
@@ -298,6 +307,7 @@ export class LlmSimulator {
     const answer: SimAnswer = answerFor(this.index, target, protocol, {
       seed: this.seed,
       model: conv.model,
+      weights: cfg.weights,
       accuracy: cfg.accuracy,
       temperature: conv.temperature,
       sampleIndex: conv.sampleIndex,
@@ -315,6 +325,7 @@ export class LlmSimulator {
       'x-sqlsweep-sim-correct': String(answer.correct),
       'x-sqlsweep-sim-protocol': answer.protocol,
       ...(answer.corruption ? { 'x-sqlsweep-sim-corruption': answer.corruption } : {}),
+      ...simulationHeaders(answer),
     };
     stats.ok++;
     stats.outputTokens += outTokens.length;
@@ -337,7 +348,7 @@ export class LlmSimulator {
           prompt_tokens_details: { cached_tokens: cached },
         },
       };
-      return { body, headers, outputTokens: outTokens.length };
+      return { body, headers, outputTokens: outTokens.length, simulation: simulationOf(answer) };
     }
 
     // Anthropic: input_tokens excludes what was read from or written to the cache.
@@ -366,7 +377,7 @@ export class LlmSimulator {
         output_tokens: outTokens.length,
       },
     };
-    return { body, headers: { ...headers, 'request-id': `req_sim_${randomUUID().replace(/-/g, '')}` }, outputTokens: outTokens.length };
+    return { body, headers: { ...headers, 'request-id': `req_sim_${randomUUID().replace(/-/g, '')}` }, outputTokens: outTokens.length, simulation: simulationOf(answer) };
   }
 }
 

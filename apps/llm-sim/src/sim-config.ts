@@ -1,11 +1,39 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
+const weight = z.number().finite();
+
+/** The logistic answer model's weights (answer-model.ts AnswerWeights): every term named, none defaulted. */
+const answerWeightsSchema = z
+  .object({
+    intercept: weight,
+    hardness: z.object({ easy: weight, medium: weight, hard: weight, extra: weight }).strict(),
+    schemaRecall: weight,
+    noiseTables: weight,
+    noiseColumns: weight,
+    examples: weight,
+    skeletonMatch: weight,
+    decomposition: weight,
+    evidence: weight,
+    values: weight,
+    feedbackError: weight,
+    feedbackEmpty: weight,
+    feedbackExplanation: weight,
+    floor: z.number().min(0).max(1),
+  })
+  .strict();
+
 const simModelSchema = z
   .object({
-    /** Probability that an answer equals the gold. */
-    accuracy: z.number().min(0).max(1),
+    /** How the probability of answering with the gold follows from what the prompt gives (issue 19). */
+    weights: answerWeightsSchema.optional(),
+    /**
+     * Test models only: a fixed probability of the gold whatever the prompt says (no `weights`). Either way one common
+     * draw per (seed, model, question, sample) decides.
+     */
+    accuracy: z.number().min(0).max(1).optional(),
     rpm: z.number().positive().default(10_000),
     /** Input tokens per minute. */
     tpm: z.number().positive().default(10_000_000),
@@ -46,19 +74,19 @@ const simModelSchema = z
      */
     badRequestProtocols: z.array(z.string().min(1)).default([]),
   })
-  .strict();
+  .strict()
+  .refine((m) => (m.weights === undefined) !== (m.accuracy === undefined), {
+    message: 'give either weights (the answer model) or accuracy (a fixed probability, for test models), not both or neither',
+  });
 
 const simConfigSchema = z.object({ models: z.record(z.string(), simModelSchema) }).strict();
 
 export type SimModelConfig = z.infer<typeof simModelSchema>;
 export type SimConfig = z.infer<typeof simConfigSchema>;
+export type AnswerWeightsConfig = z.infer<typeof answerWeightsSchema>;
 
-export const DEFAULT_SIM_CONFIG: SimConfig = simConfigSchema.parse({
-  models: {
-    'sim-strong': { accuracy: 0.8, latencyMs: { median: 20, p95: 60 } },
-    'sim-weak': { accuracy: 0.55, latencyMs: { median: 10, p95: 30 } },
-  },
-});
+/** The repository's simulator config (configs/llm-sim.yaml): the models and answer weights a run without --config gets. */
+export const DEFAULT_SIM_CONFIG_FILE = join(__dirname, '..', '..', '..', 'configs', 'llm-sim.yaml');
 
 export function parseSimConfig(raw: unknown, source: string): SimConfig {
   const result = simConfigSchema.safeParse(raw);

@@ -38,16 +38,13 @@ describe('DR-Chain simulator protocols', () => {
     expect(same).toContain('matches the question');
   });
 
-  it('revises a failed query to the gold half of the time when wrong, and keeps a right answer', () => {
+  it('answers a revision with the SQL the answer model decided (its feedback is a prompt feature), as a SQL protocol', () => {
     const wrong = 'SELECT nme FROM airports';
     const failed = `Previous query:\n\`\`\`sql\n${wrong}\n\`\`\`\n\nExecution feedback: the query failed: no such column: nme\n`;
-    const ran = `Previous query:\n\`\`\`sql\n${wrong}\n\`\`\`\n\nExecution feedback: the query ran and returned 3 rows\n`;
-    const revise = (prompt: string, correct: boolean, seed: number) =>
-      protocol('dr-chain.revise').render({ item, sql: wrong, rng: seededRng(seed), correct, prompt });
-    const fixedShare = Array.from({ length: 200 }, (_, i) => revise(failed, false, i)).filter((a) => a.includes(item.sql)).length / 200;
-    expect(fixedShare).toBeGreaterThan(0.35);
-    expect(fixedShare).toBeLessThan(0.65);
-    expect(Array.from({ length: 50 }, (_, i) => revise(ran, false, i)).every((a) => a === `\`\`\`sql\n${wrong}\n\`\`\``)).toBe(true);
-    expect(revise(failed, true, 1)).toBe(`\`\`\`sql\n${item.sql}\n\`\`\``);
+    const revise = (sql: string, correct: boolean) => protocol('dr-chain.revise').render({ item, sql, rng: seededRng(1), correct, prompt: failed });
+    expect(revise(item.sql, true)).toBe(`\`\`\`sql\n${item.sql}\n\`\`\``);
+    expect(revise('SELECT name FROM airports ORDER BY elevation_ft LIMIT 1', false)).toBe('```sql\nSELECT name FROM airports ORDER BY elevation_ft LIMIT 1\n```');
+    expect(protocol('dr-chain.revise').answersSql).toBe(true);
+    expect(protocol('dr-chain.explain').answersSql).toBeUndefined();
   });
 });

@@ -55,18 +55,15 @@ const explainSql: MethodProtocol = {
 };
 
 /**
- * DR-Chain 3.2.2: a revision prompt. A model right on the question stays right; a wrong one, shown that its query
- * failed (or held no query), fixes it with probability 1/2, so the revision chain has something to gain and runs more
- * than one step. Any other feedback leaves its (seeded) mistake in place.
+ * DR-Chain 3.2.2: a revision prompt, answered with SQL. Whether the revision is right is the answer model's call on
+ * the prompt's features: the execution feedback (an error, an empty result), the explanation and the related contents
+ * it shows raise the probability over the generation prompt's, so some wrong drafts get fixed (common random numbers).
  */
 const reviseSql: MethodProtocol = {
   name: 'dr-chain.revise',
+  answersSql: true,
   detect: (t) => t.includes('write the corrected sqlite query'),
-  render: ({ item, sql, rng, correct, prompt }) => {
-    const failed = /^Execution feedback: (?:the query failed|no query could be read)/m.test(prompt);
-    const fixed = correct || (failed && rng() < 0.5);
-    return `\`\`\`sql\n${fixed ? item.sql : sql}\n\`\`\``;
-  },
+  render: ({ sql }) => `\`\`\`sql\n${sql}\n\`\`\``,
 };
 
 export const drChainProtocols: MethodProtocol[] = [simplifyQuestion, explainSql, reviseSql];

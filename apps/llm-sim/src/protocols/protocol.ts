@@ -9,5 +9,7 @@ export interface MethodProtocol {
   name: string;
   /** Lower-cased system text + last user turn; return true when this protocol's prompt is recognised. */
   detect(instructions: string): boolean;
+  /** The answer is a SQL query (the answer model's schema terms apply: a prompt lacking a gold table cannot reach it). */
+  answersSql?: boolean;
   render(args: { item: GoldItem; sql: string; rng: Rng; correct: boolean; prompt: string }): string;
 }

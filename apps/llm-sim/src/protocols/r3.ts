@@ -7,6 +7,7 @@ import type { MethodProtocol } from './protocol';
 export const r3Protocols: MethodProtocol[] = [
   {
     name: 'r3-generate',
+    answersSql: true,
     detect: (t) => t.includes('is given as the list of its sub-questions') && t.includes('```sql'),
     render: ({ sql }) => `\`\`\`sql\n${sql}\n\`\`\``,
   },

@@ -47,6 +47,7 @@ function subQuestionValuesOf(subQuestions: string[], sql: string): string {
  */
 const rbSqlGenerate: MethodProtocol = {
   name: 'rb-sql.generate',
+  answersSql: true,
   detect: (t) => t.includes('fill the sql skeleton with the values to obtain the query'),
   render: ({ item, sql }) => {
     const subQuestions = subQuestionsOf(item.question);

@@ -127,6 +127,7 @@ export const ucsSqlProtocols: MethodProtocol[] = [
   },
   {
     name: 'ucs-sql.fill',
+    answersSql: true,
     detect: (t) => t.includes('fill the sql skeleton: replace each _'),
     render: ({ sql }) => `\`\`\`sql\n${sql}\n\`\`\``,
   },
