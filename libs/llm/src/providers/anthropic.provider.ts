@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { simulationFields, simulationFromHeaders } from './simulation-report';
+import { simulationFields, simulationFromBatchLine, simulationFromHeaders } from './simulation-report';
 import { isSimulated, rateLimitObservation } from './http-headers';
 import { llmErrorFromSdk } from './openai-compatible.provider';
 import type { BatchCall, BatchCapableProvider, ProviderBatchResult, ProviderBatchStatus, ProviderCall, ProviderResult } from './provider';
@@ -105,7 +105,7 @@ export class AnthropicProvider implements BatchCapableProvider {
       const results: ProviderBatchResult[] = [];
       for await (const entry of await this.client.messages.batches.results(batchId)) {
         if (entry.result.type === 'succeeded') {
-          results.push({ customId: entry.custom_id, result: this.toResult(entry.result.message, null) });
+          results.push({ customId: entry.custom_id, result: { ...this.toResult(entry.result.message, null), ...simulationFields(simulationFromBatchLine(entry)) } });
         } else {
           const message = entry.result.type === 'errored' ? JSON.stringify(entry.result.error) : entry.result.type;
           results.push({ customId: entry.custom_id, error: { status: 0, message } });

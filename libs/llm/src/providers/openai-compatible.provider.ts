@@ -1,6 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { isQuotaRefusal, LlmError } from '../errors';
-import { simulationFields, simulationFromHeaders } from './simulation-report';
+import { simulationFields, simulationFromBatchLine, simulationFromHeaders } from './simulation-report';
 import { isSimulated, rateLimitObservation, retryAfterMs } from './http-headers';
 import type { BatchCall, BatchCapableProvider, ProviderBatchResult, ProviderBatchStatus, ProviderCall, ProviderResult } from './provider';
 
@@ -106,7 +106,7 @@ export class OpenAiCompatibleProvider implements BatchCapableProvider {
           };
           const r = entry.response;
           if (r && r.status_code === 200) {
-            results.push({ customId: entry.custom_id, result: this.toResult(r.body, null) });
+            results.push({ customId: entry.custom_id, result: { ...this.toResult(r.body, null), ...simulationFields(simulationFromBatchLine(entry)) } });
           } else {
             results.push({ customId: entry.custom_id, error: { status: r?.status_code ?? 0, message: r?.body.error?.message ?? entry.error?.message ?? 'batch request failed' } });
           }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AnthropicProvider } from './anthropic.provider';
 import { OpenAiCompatibleProvider } from './openai-compatible.provider';
-import { simulationFromHeaders } from './simulation-report';
+import { simulationFromBatchLine, simulationFromHeaders } from './simulation-report';
 
 const features = { schemaRecall: 1, goldReachable: true, noiseTables: 3, examples: 0, skeletonMatch: false, hardness: 'medium' };
 
@@ -30,6 +30,19 @@ describe('simulationFromHeaders', () => {
     expect(r.simulation).toBeUndefined();
     expect(r.problem).toMatch(/x-sim-probability\/x-sim-features headers/);
     expect(r.problem).toMatch(problem);
+  });
+});
+
+describe('simulationFromBatchLine', () => {
+  it('reads the sim field of a batch result line, and nothing from a line without one', () => {
+    expect(simulationFromBatchLine({ custom_id: 'a', sim: { probability: 0.4, features } })).toEqual({ simulation: { probability: 0.4, features } });
+    expect(simulationFromBatchLine({ custom_id: 'a', response: {} })).toEqual({});
+  });
+
+  it('drops a malformed sim field with a problem', () => {
+    expect(simulationFromBatchLine({ sim: 'p=0.4' }).problem).toMatch(/sim field: not an object/);
+    expect(simulationFromBatchLine({ sim: { probability: 0.4 } }).problem).toMatch(/sim field: features must be a JSON object, got null/);
+    expect(simulationFromBatchLine({ sim: { probability: -1, features } }).problem).toMatch(/probability -1/);
   });
 });
 

@@ -50,3 +50,12 @@ export function simulationFromHeaders(headers: HeaderSource): SimulationReading 
 export function simulationFields(r: SimulationReading): { simulation?: SimulationReport; simulationProblem?: string } {
   return { ...(r.simulation ? { simulation: r.simulation } : {}), ...(r.problem ? { simulationProblem: r.problem } : {}) };
 }
+
+/** The `sim` field llm-sim adds to each batch result line (`{ probability, features }`), where no headers exist. */
+export function simulationFromBatchLine(entry: unknown): SimulationReading {
+  const sim = (entry as { sim?: unknown } | null)?.sim;
+  if (sim === undefined || sim === null) return {};
+  if (typeof sim !== 'object') return { problem: `batch result line sim field: not an object (${typeof sim})` };
+  const { probability, features } = sim as { probability?: unknown; features?: unknown };
+  return readSimulationReport(probability, features ?? null, 'batch result line sim field');
+}
