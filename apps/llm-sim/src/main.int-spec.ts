@@ -24,9 +24,13 @@ describe('llm-sim as a process', () => {
         child.once('exit', (code) => reject(new Error(`llm-sim exited with ${code}: ${out}`)));
       });
       const sdk = new OpenAI({ apiKey: 'any', baseURL: `${url}/v1`, maxRetries: 0 });
-      const res = await sdk.chat.completions.create({ model: 'sim-strong', messages: sqlPrompt('How many singers do we have?'), temperature: 0 });
-      expect(sqlOf(res.choices[0]!.message.content!)).toMatch(/FROM singer/i);
+      // The configured sim-strong reads the prompt: it is shown the gold's table, and says what it saw.
+      const messages = sqlPrompt('How many singers do we have?', undefined, 'CREATE TABLE singer (\n  Singer_ID int,\n  Name text\n);');
+      const { data: res, response } = await sdk.chat.completions.create({ model: 'sim-strong', messages, temperature: 0 }).withResponse();
+      expect(sqlOf(res.choices[0]!.message.content!)).toMatch(/\bsinger\b/i);
       expect(res.system_fingerprint).toBe('sqlsweep-llm-sim');
+      expect(Number(response.headers.get('x-sim-probability'))).toBeGreaterThan(0.5);
+      expect(JSON.parse(response.headers.get('x-sim-features')!)).toMatchObject({ goldReachable: true, schemaRecall: 1, noiseTables: 0, hardness: 'easy' });
     } finally {
       child.kill('SIGTERM');
     }
