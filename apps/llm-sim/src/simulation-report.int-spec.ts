@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Pool } from 'pg';
+import { LlmCacheRepository } from '@sqlsweep/db';
 import { LlmClient, type LlmBatchJob, type LlmRequest } from '@sqlsweep/llm';
+import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
 import { startLlmSimulator, type LlmSimulatorHandle } from './server';
 import { BIRD_SAMPLE, TEST_SIM_CONFIG, testCatalog } from './testing/sim-fixtures';
 
@@ -41,5 +44,22 @@ describe('LlmResponse.simulation from llm-sim', () => {
     const results = await client.ingestBatch(job!);
     expect(results).toHaveLength(2);
     for (const r of results) expect(r.response?.simulation).toEqual(report);
+  });
+
+  it('an answer served from the response cache keeps the report of the call that paid for it', async () => {
+    const t: TestDatabase = await createTestDatabase();
+    const pool = new Pool({ connectionString: t.url, max: 2 });
+    try {
+      const cached = new LlmClient({ catalog: testCatalog(), env: { SIM_URL: sim.url, SIM_KEY: 'sk-sim-report' }, cache: new LlmCacheRepository(pool) });
+      const paid = await cached.complete({ ...request('t-ok', 7), noCache: false, cacheNamespace: 'sim-report' });
+      const again = await cached.complete({ ...request('t-ok', 7), noCache: false, cacheNamespace: 'sim-report' });
+      expect(paid.cached).toBe(false);
+      expect(again.cached).toBe(true);
+      expect(paid.simulation).toEqual(report);
+      expect(again.simulation).toEqual(paid.simulation);
+    } finally {
+      await pool.end();
+      await t.drop();
+    }
   });
 });

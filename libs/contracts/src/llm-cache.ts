@@ -20,6 +20,8 @@ export interface LlmCachedResponse {
   model: string;
   /** The run and stage whose call paid for this response (from the request's attribution), when known. */
   paidFor?: { runId?: string; stageKey?: string };
+  /** For a simulated answer: the simulator's prompt features and probability (libs/llm's SimulationReport). */
+  simulation?: { probability: number; features: Record<string, unknown> };
 }
 
 export interface LlmCacheEntry<R extends LlmCachedResponse = LlmCachedResponse> {

@@ -17,6 +17,7 @@ interface CacheRow {
   model: string;
   paid_for_run: string | null;
   paid_for_stage: string | null;
+  simulation: LlmCachedResponse['simulation'] | null;
 }
 
 export class LlmCacheRepository {
@@ -25,7 +26,7 @@ export class LlmCacheRepository {
   async get(key: string): Promise<LlmCachedResponse | undefined> {
     const { rows } = await this.db.query<CacheRow>(
       `SELECT output, input_tokens, cached_input_tokens, output_tokens, cost_usd, latency_ms, simulated, provider, model,
-              paid_for_run, paid_for_stage
+              paid_for_run, paid_for_stage, simulation
          FROM llm_response_cache WHERE cache_key = $1`,
       [key],
     );
@@ -40,6 +41,7 @@ export class LlmCacheRepository {
       provider: row.provider,
       model: row.model,
       ...(row.paid_for_run || row.paid_for_stage ? { paidFor: { runId: row.paid_for_run ?? undefined, stageKey: row.paid_for_stage ?? undefined } } : {}),
+      ...(row.simulation ? { simulation: row.simulation } : {}),
     };
   }
 
@@ -49,8 +51,8 @@ export class LlmCacheRepository {
     await this.db.query(
       `INSERT INTO llm_response_cache
          (cache_key, namespace, provider, model, template_version, output, input_tokens, cached_input_tokens,
-          output_tokens, cost_usd, latency_ms, simulated, paid_for_run, paid_for_stage)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+          output_tokens, cost_usd, latency_ms, simulated, paid_for_run, paid_for_stage, simulation)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
        ON CONFLICT (cache_key) DO NOTHING`,
       [
         entry.key,
@@ -67,6 +69,7 @@ export class LlmCacheRepository {
         r.simulated,
         r.paidFor?.runId ?? null,
         r.paidFor?.stageKey ?? null,
+        r.simulation ? JSON.stringify(r.simulation) : null,
       ],
     );
   }

@@ -106,7 +106,10 @@ export class LlmBatches {
           provider: m.providerName,
           model: m.name,
           templateVersion: request.templateVersion,
-          response: { output: response.output, usage, costUsd: response.costUsd, latencyMs, simulated: response.simulated, provider: m.providerName, model: m.name },
+          response: {
+            output: response.output, usage, costUsd: response.costUsd, latencyMs, simulated: response.simulated, provider: m.providerName, model: m.name,
+            ...(response.simulation ? { simulation: response.simulation } : {}),
+          },
         });
       }
       results.push({ customId, request, response });

@@ -144,6 +144,7 @@ function cacheEntry(key: string, req: LlmRequest, response: LlmResponse): CacheE
       costUsd: response.costUsd,
       latencyMs: response.latencyMs,
       simulated: response.simulated,
+      ...(response.simulation ? { simulation: response.simulation } : {}),
       provider: response.provider,
       model: response.model,
       ...(req.attribution?.runId || req.attribution?.stageKey ? { paidFor: { runId: req.attribution.runId, stageKey: req.attribution.stageKey } } : {}),

@@ -1,0 +1,1 @@
+ALTER TABLE llm_response_cache DROP COLUMN simulation;
