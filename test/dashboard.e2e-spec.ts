@@ -188,6 +188,11 @@ describe('dashboard in a browser over a finished demo sweep', () => {
       for (const s of withPrompt) {
         const response = (s.trace as { response?: string | null }).response;
         if (response) expect(await card.locator(`[data-stage="${s.stage}"] [data-testid=stage-response]`).textContent()).toBe(response);
+        // Every simulated answer says why: the stored trace holds the simulator's features and probability, shown on the stage.
+        const simulation = (s.trace as { simulation?: { probability: number; features: Record<string, unknown> } }).simulation;
+        expect(simulation).toEqual({ probability: expect.any(Number), features: expect.objectContaining({ schemaRecall: expect.any(Number) }) });
+        expect(await card.locator(`[data-stage="${s.stage}"] [data-testid=stage-simulation]`).textContent())
+          .toMatch(new RegExp(`^simulated: p = ${simulation!.probability.toFixed(2)}; .*schema recall`));
       }
       expect(await card.locator('[data-testid=simulated-badge]').first().isVisible()).toBe(true);
       // Result tables, executed by the API: the row counts agree with what the evaluate stage stored.
