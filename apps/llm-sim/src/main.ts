@@ -13,7 +13,7 @@ const program = new Command('llm-sim')
   .option('--port <port>', 'port (0 = any free port)', integer, 8787)
   .requiredOption('--dataset <dir...>', 'BIRD- or Spider-layout dataset folder(s) to learn the gold from')
   .option('--seed <n>', 'seed of the simulated answers', integer, 0)
-  .option('--config <file>', 'simulator config (models, accuracy, limits, latency, failures)', 'configs/llm-sim.yaml')
+  .option('--config <file>', 'simulator config (models, answer-model weights, limits, latency, failures)', 'configs/llm-sim.yaml')
   .parse();
 
 const opts = program.opts<{ host: string; port: number; dataset: string[]; seed: number; config: string }>();
