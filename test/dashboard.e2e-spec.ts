@@ -192,7 +192,7 @@ describe('dashboard in a browser over a finished demo sweep', () => {
         const simulation = (s.trace as { simulation?: { probability: number; features: Record<string, unknown> } }).simulation;
         expect(simulation).toEqual({ probability: expect.any(Number), features: expect.objectContaining({ schemaRecall: expect.any(Number) }) });
         expect(await card.locator(`[data-stage="${s.stage}"] [data-testid=stage-simulation]`).textContent())
-          .toMatch(new RegExp(`^simulated: p = ${simulation!.probability.toFixed(2)}; .*schema recall`));
+          .toMatch(new RegExp(`^simulated: p = ${simulation!.probability.toFixed(2)}; schema recall [0-9.]+, gold reachable (yes|no), noise tables \\d+`));
       }
       expect(await card.locator('[data-testid=simulated-badge]').first().isVisible()).toBe(true);
       // Result tables, executed by the API: the row counts agree with what the evaluate stage stored.

@@ -10,9 +10,16 @@ function value(name: string, v: unknown): string {
   return v === null ? '–' : String(v);
 }
 
+// The simulator's feature order (schema, examples, hints, feedback, hardness); Postgres' jsonb does not keep it.
+const ORDER = ['schemaRecall', 'goldReachable', 'noiseTables', 'noiseColumns', 'examples', 'skeletonMatch', 'decomposition',
+  'evidence', 'values', 'feedbackError', 'feedbackEmpty', 'feedbackExplanation', 'hardness'];
+const rank = (name: string): number => (ORDER.includes(name) ? ORDER.indexOf(name) : ORDER.length);
+
 /** `simulated: p = 0.62; schema recall 1.00, noise tables 3, skeleton match yes, …` */
 export function simulationText(r: SimulationReportDto): string {
-  const features = Object.entries(r.features).map(([k, v]) => `${words(k)} ${value(k, v)}`);
+  const features = Object.entries(r.features)
+    .sort(([a], [b]) => rank(a) - rank(b))
+    .map(([k, v]) => `${words(k)} ${value(k, v)}`);
   return `simulated: p = ${r.probability.toFixed(2)}; ${features.join(', ')}`;
 }
 
