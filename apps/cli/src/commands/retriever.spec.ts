@@ -39,7 +39,7 @@ describe('sqlsweep retriever eval on minibench dev, and index status', () => {
 
   it('reports recall and reduction per θ, stores the report, and keeps recall above a floor', async () => {
     const out = join(work, 'report.json');
-    const args = ['retriever', 'eval', '--format', 'minibench', '--path', minibench, '--model-dir', modelDir, '--index-dir', join(work, 'indexes'), '--out', out, '--with-evidence', '--thresholds', '2,4,6,8,10'];
+    const args = ['retriever', 'eval', '--format', 'minibench', '--path', minibench, '--model-dir', modelDir, '--index-dir', join(work, 'indexes'), '--out', out, '--with-evidence', '--thresholds', '2,4,6,8,10', '--no-store'];
     const printed = await run(args);
     expect(printed).toMatch(/theta\s+recall\s+all-gold\s+reduction/);
     const report = JSON.parse(readFileSync(out, 'utf8')) as TableRetrievalEvalReport;
@@ -68,7 +68,7 @@ describe('sqlsweep retriever eval on minibench dev, and index status', () => {
     expect(losses).toHaveLength(2);
     expect(losses[1]).toBeLessThan(losses[0]);
     const out = join(work, 'report-ft.json');
-    await run(['retriever', 'eval', '--format', 'minibench', '--path', minibench, '--model-dir', outDir, '--index-dir', join(work, 'indexes-ft'), '--out', out, '--with-evidence']);
+    await run(['retriever', 'eval', '--format', 'minibench', '--path', minibench, '--model-dir', outDir, '--index-dir', join(work, 'indexes-ft'), '--out', out, '--with-evidence', '--no-store']);
     const report = JSON.parse(readFileSync(out, 'utf8')) as TableRetrievalEvalReport;
     expect(report.encoder.name).toBe('sqlsweep-ngram-colbert-ft');
     expect(report.firstIsGold).toBeGreaterThanOrEqual(0.72);
