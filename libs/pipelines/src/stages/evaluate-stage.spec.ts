@@ -6,30 +6,35 @@ import { SandboxPool, type ExecutionResult } from '@sqlsweep/sql-sandbox';
 import type { StageContext } from '../stage-context';
 import { evaluateStage, goldStage, type EvaluateOutput } from './common';
 
+/** A one-table SQLite file (`shop.sqlite`) and a sandbox pool over it, made for the describe block that calls this. */
+function useShopSandbox(deadlineMs: number): { readonly dir: string; readonly pool: SandboxPool } {
+  const shop = {} as { dir: string; pool: SandboxPool };
+  beforeAll(() => {
+    shop.dir = mkdtempSync(join(tmpdir(), 'sqlsweep-evaluate-'));
+    const db = new Database(join(shop.dir, 'shop.sqlite'));
+    db.exec("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'pen'), (2, 'ink');");
+    db.close();
+    shop.pool = new SandboxPool({ size: 1, deadlineMs, maxRows: 10, standby: false });
+  });
+  afterAll(async () => {
+    await shop.pool.close();
+    rmSync(shop.dir, { recursive: true, force: true });
+  });
+  return shop;
+}
+
 describe('the evaluate stage with a gold result that cannot be compared', () => {
-  let dir: string;
-  let pool: SandboxPool;
+  const shop = useShopSandbox(300);
   const item = { itemId: 'dev-1', dbId: 'shop', question: 'q', evidence: null, goldSql: 'SELECT name FROM item ORDER BY id' };
   /** The parts of a worker's context these two stages read; nothing else of it is used. */
   const context = (inputs: Record<string, unknown>, goldSql = item.goldSql) => ({
-    item: { ...item, goldSql }, dbPath: join(dir, 'shop.sqlite'), semantics: 'bird', inputs,
-    services: { sandbox: pool, sqlDeadlineMs: 300 },
+    item: { ...item, goldSql }, dbPath: join(shop.dir, 'shop.sqlite'), semantics: 'bird', inputs,
+    services: { sandbox: shop.pool, sqlDeadlineMs: 300 },
   }) as unknown as StageContext;
   const evaluate = async (gold: ExecutionResult, sql = 'SELECT name FROM item ORDER BY id') =>
     (await evaluateStage.implementation.run(context({ gold, prediction: { sql } }))).output as EvaluateOutput;
   const gold = async (goldSql: string) => (await goldStage.implementation.run(context({}, goldSql))).output as ExecutionResult;
 
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-evaluate-'));
-    const db = new Database(join(dir, 'shop.sqlite'));
-    db.exec("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'pen'), (2, 'ink');");
-    db.close();
-    pool = new SandboxPool({ size: 1, deadlineMs: 300, maxRows: 10, standby: false });
-  });
-  afterAll(async () => {
-    await pool.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it('scores a prediction against gold that runs', async () => {
     expect(await evaluate(await gold(item.goldSql))).toMatchObject({ correct: true, errored: false, reason: 'match' });
@@ -47,29 +52,17 @@ describe('the evaluate stage with a gold result that cannot be compared', () => 
 });
 
 describe('the evaluate stage scores through the named scorer of the dataset format', () => {
-  let dir: string;
-  let pool: SandboxPool;
+  const shop = useShopSandbox(2_000);
   const goldSql = "SELECT name FROM item WHERE name = 'none'";
   const context = (semantics: 'bird' | 'spider', inputs: Record<string, unknown>) => ({
-    item: { itemId: 'dev-1', dbId: 'shop', question: 'q', evidence: null, goldSql }, dbPath: join(dir, 'shop.sqlite'), semantics, inputs,
-    services: { sandbox: pool, sqlDeadlineMs: 2_000 },
+    item: { itemId: 'dev-1', dbId: 'shop', question: 'q', evidence: null, goldSql }, dbPath: join(shop.dir, 'shop.sqlite'), semantics, inputs,
+    services: { sandbox: shop.pool, sqlDeadlineMs: 2_000 },
   }) as unknown as StageContext;
   const score = async (semantics: 'bird' | 'spider', sql: string) => {
     const gold = (await goldStage.implementation.run(context(semantics, {}))).output as ExecutionResult;
     return (await evaluateStage.implementation.run(context(semantics, { gold, prediction: { sql } }))).output as EvaluateOutput;
   };
 
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-evaluate-scorer-'));
-    const db = new Database(join(dir, 'shop.sqlite'));
-    db.exec("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'pen'), (2, 'ink');");
-    db.close();
-    pool = new SandboxPool({ size: 1, deadlineMs: 2_000, maxRows: 10, standby: false });
-  });
-  afterAll(async () => {
-    await pool.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it('records bird-ex@2 and scores an empty prediction against an empty gold result as BIRD does (correct)', async () => {
     expect(await score('bird', ' ')).toMatchObject({ correct: true, errored: false, scorer: 'bird-ex@2', reason: expect.stringContaining('empty prediction') });
@@ -78,7 +71,7 @@ describe('the evaluate stage scores through the named scorer of the dataset form
   it('runs a write on a throw-away copy: DELETE ... WHERE 1=0 matches an empty gold, and the replica keeps its rows', async () => {
     const output = await score('bird', 'DELETE FROM item WHERE id > 0');
     expect(output).toMatchObject({ correct: true, scorer: 'bird-ex@2', reason: expect.stringContaining('throw-away in-memory copy') });
-    const db = new Database(join(dir, 'shop.sqlite'), { readonly: true });
+    const db = new Database(join(shop.dir, 'shop.sqlite'), { readonly: true });
     expect(db.prepare('SELECT count(*) AS n FROM item').get()).toEqual({ n: 2 });
     db.close();
   });
@@ -95,29 +88,17 @@ describe('the evaluate stage scores through the named scorer of the dataset form
 });
 
 describe('the evaluate stage with a final answer that held no SQL', () => {
-  let dir: string;
-  let pool: SandboxPool;
+  const shop = useShopSandbox(2_000);
   const goldSql = 'SELECT name FROM item ORDER BY id';
   const context = (inputs: Record<string, unknown>) => ({
-    item: { itemId: 'dev-1', dbId: 'shop', question: 'q', evidence: null, goldSql }, dbPath: join(dir, 'shop.sqlite'), semantics: 'bird', inputs,
-    services: { sandbox: pool, sqlDeadlineMs: 2_000 },
+    item: { itemId: 'dev-1', dbId: 'shop', question: 'q', evidence: null, goldSql }, dbPath: join(shop.dir, 'shop.sqlite'), semantics: 'bird', inputs,
+    services: { sandbox: shop.pool, sqlDeadlineMs: 2_000 },
   }) as unknown as StageContext;
   const evaluate = async (prediction: { sql: string | null; parseError?: string }) => {
     const gold = (await goldStage.implementation.run(context({}))).output as ExecutionResult;
     return (await evaluateStage.implementation.run(context({ gold, prediction }))).output as EvaluateOutput;
   };
 
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'sqlsweep-evaluate-parse-'));
-    const db = new Database(join(dir, 'shop.sqlite'));
-    db.exec("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'pen'), (2, 'ink');");
-    db.close();
-    pool = new SandboxPool({ size: 1, deadlineMs: 2_000, maxRows: 10, standby: false });
-  });
-  afterAll(async () => {
-    await pool.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it('gives the parse-failure verdict, with the parser\'s reason, not a wrong answer or an error', async () => {
     const output = await evaluate({ sql: null, parseError: 'no SQL found in the answer' });
