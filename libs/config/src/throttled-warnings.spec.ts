@@ -32,6 +32,13 @@ describe('ThrottledWarnings', () => {
     ]);
   });
 
+  it('counts one kind for messages that differ only in a job id (keys lost for a thousand jobs)', () => {
+    const { lines, warnings } = setUp();
+    for (let i = 0; i < 1000; i++) warnings.warn('redis', new Error(`Missing key for job ${(0xabcdef0123456789n + BigInt(i)).toString(16)}. moveToFinished`));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.msg).toMatch(/^redis: Missing key for job [0-9a-f]{16}\. moveToFinished$/);
+  });
+
   it('names an AggregateError (every address of a host refused) by its first error', () => {
     const { lines, warnings } = setUp();
     warnings.warn('postgres', Object.assign(new AggregateError([refused], ''), { code: 'ECONNREFUSED' }));

@@ -29,7 +29,7 @@ export class ThrottledWarnings {
 
   warn(source: string, err: unknown): void {
     const message = errorMessage(err);
-    const kind = `${source}\n${message}`;
+    const kind = `${source}\n${kindOf(message)}`;
     const at = this.now();
     const seen = this.kinds.get(kind);
     if (seen && at - seen.loggedAt < this.everyMs) {
@@ -47,6 +47,14 @@ export class ThrottledWarnings {
   listener(source: string): (err: unknown) => void {
     return (err) => this.warn(source, err);
   }
+}
+
+/**
+ * The kind of a message: the message with job ids, keys and other long hex or decimal runs masked, so that "Missing
+ * key for job <id>" for a thousand jobs (Redis keys lost) is one kind, not a thousand.
+ */
+function kindOf(message: string): string {
+  return message.replace(/\b[0-9a-f]{16,}\b/gi, '<id>').replace(/\d{4,}/g, '<n>');
 }
 
 /** A connection error's message; Node's AggregateError (every address of a host refused) has an empty one. */
