@@ -61,13 +61,14 @@ export class OrchestratorCore {
 
   /** Also what a plan thread (plan-thread.ts) opens its own core with. */
   constructor(readonly settings: CoreSettings) {
+    // Read first: a bad catalog throws before any connection is opened (nothing is left to close).
+    this.catalog = loadModelCatalog(settings.modelsFile);
     this.db = createDb(settings.databaseUrl);
     this.datasets = new DatasetRepository(this.db, createDatasetFileStore(this.db, settings.datasetStore));
     this.runs = new RunRepository(this.db);
     this.reports = new ReportRepository(this.db);
     this.stages = new StageRepository(this.db);
     this.queue = new QueueClient(settings.redisUrl, settings.queuePrefix);
-    this.catalog = loadModelCatalog(settings.modelsFile);
     this.retrievalCurves = new RetrievalCurveRepository(this.db);
     const dataDir = settings.retrieval?.dataDir ?? '.sqlsweep';
     const llm = new LlmClient({ catalog: this.catalog, env: settings.providerEnv });
