@@ -130,8 +130,8 @@ describe('a nightly schedule catches a table retriever broken on purpose', () =>
     expect(control.check.variants).toHaveLength(1);
     expect(control.check.variants[0]).toMatchObject({ pairedItems: ITEMS, delta: 0, regressed: false });
     expect(changedOf(control.check)['rb-sql.tables']).toBe(0);
-    // evaluate's output holds the SQL timings it measured (VES), which differ from night to night.
-    expect(control.check.changedStages.filter((s) => s.stage !== 'evaluate' && s.changed > 0)).toEqual([]);
+    // No stage changed: evaluate's VES timings, which differ from night to night, are not compared.
+    expect(control.check.changedStages.filter((s) => s.changed > 0)).toEqual([]);
 
     // Deploy the broken retriever (planner and workers), then night 2 of the other schedule.
     await undeploy();

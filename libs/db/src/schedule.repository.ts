@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './connection';
 
 export interface ScheduleFire { schedule: string; firedAt: Date; cacheNamespace: string; runId: string | null; error: string | null }
@@ -99,7 +99,9 @@ export class ScheduleRepository {
   async stageChanges(previousRunId: string, runId: string): Promise<StageChangeRow[]> {
     const { rows } = await sql<StageChangeRow>`
       SELECT b.stage, count(*)::int AS compared,
-        count(*) FILTER (WHERE ra.output IS DISTINCT FROM rb.output)::int AS changed
+        -- The evaluate stage's VES timings (timing, metrics.ves) are measurements of that night's machine, not an
+        -- answer: left out, an unchanged night changes no stage.
+        count(*) FILTER (WHERE ${answerOf(sql.ref('ra.output'))} IS DISTINCT FROM ${answerOf(sql.ref('rb.output'))})::int AS changed
       FROM run_stages b
       JOIN variants vb ON vb.id = b.variant_id
       JOIN variants va ON va.run_id = ${previousRunId} AND va.variant_key = vb.variant_key
@@ -189,4 +191,9 @@ export class ScheduleRepository {
       ORDER BY f.fired_at DESC LIMIT ${limit}`.execute(this.db);
     return rows;
   }
+}
+
+/** A stored stage output without the evaluate stage's VES measurements; any output that is not an object as it is. */
+function answerOf(output: RawBuilder<unknown>) {
+  return sql`(CASE WHEN jsonb_typeof(${output}) = 'object' THEN (${output} - 'timing') #- '{metrics,ves}' ELSE ${output} END)`;
 }
