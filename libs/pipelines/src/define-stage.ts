@@ -48,7 +48,7 @@ export interface StageDefinition<Params = unknown, Output = unknown, Inputs exte
 export type AnyStage = StageDefinition<any, any, any>;
 
 export type OutputOf<S> = S extends StageDefinition<unknown, infer O, InputSpecs> ? O : never;
-type ParamsOfStage<S> = S extends StageDefinition<infer P, unknown, InputSpecs> ? P : never;
+export type ParamsOfStage<S> = S extends StageDefinition<infer P, unknown, InputSpecs> ? P : never;
 /** A stage whose output can stand where a `T` is read. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the source may read anything
 export type Producing<T> = StageDefinition<any, T, any>;
@@ -236,4 +236,3 @@ function trainItemInputs(raw: Record<string, unknown>, name: string): Map<string
   return new Map(Object.entries(raw).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
 }
 
-export type { ParamsOfStage };
