@@ -12,5 +12,5 @@ export * from './compare';
 export * from './schedules';
 export * from './export';
 export * from './reports';
-export { CURVE_THRESHOLDS, curveOptionsKey, type CurveOptions } from './operating-points/curve-options';
+export { CURVE_THRESHOLDS, curveOptionsKey, curveOptionsOf, type CurveOptions } from './operating-points/curve-options';
 export { pickThreshold } from './operating-points/pick-threshold';

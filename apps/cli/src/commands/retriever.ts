@@ -11,8 +11,7 @@ import {
   type ExecutionProviderName,
   type TableRetrievalEvalReport,
 } from '@sqlsweep/retrieval';
-import { RB_SQL_DEFAULTS } from '@sqlsweep/contracts';
-import { CURVE_THRESHOLDS, curveOptionsKey } from '@sqlsweep/orchestration';
+import { CURVE_THRESHOLDS, curveOptionsKey, curveOptionsOf } from '@sqlsweep/orchestration';
 import { openCore } from '../cli-env';
 import { DEFAULT_INDEX_DIR } from './index-status';
 
@@ -148,7 +147,7 @@ export function registerRetrieverCommand(program: Command): void {
         process.stdout.write(renderRetrieverEval(report));
         process.stdout.write(`report: ${out}\n`);
         if (opts.store) {
-          const optionsKey = curveOptionsKey({ split: opts.split, withEvidence: opts.withEvidence ?? false, muPrime: opts.muPrime ?? RB_SQL_DEFAULTS.muPrime, maxTableTokens: RB_SQL_DEFAULTS.maxTableTokens });
+          const optionsKey = curveOptionsKey(curveOptionsOf(opts.split, { withEvidence: opts.withEvidence, muPrime: opts.muPrime }));
           const core = await openCore();
           try {
             await core.retrievalCurves.put({ datasetHash, encoderFingerprint: encoder.fingerprint, optionsKey, encoderName: encoder.config.name, items: report.items, points: curvePoints });

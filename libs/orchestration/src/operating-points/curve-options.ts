@@ -9,6 +9,20 @@ export interface CurveOptions {
   maxTableTokens: number;
 }
 
+/**
+ * A curve's options from a variant's knobs or `retriever eval`'s flags (either may be absent or, in a variant, not
+ * of the right type: then RB-SQL's defaults, and no evidence). The one place both the planner (looking a curve up)
+ * and `retriever eval` (storing one) build them, so the key stored is the key looked up.
+ */
+export function curveOptionsOf(split: CurveOptions['split'], knobs: { withEvidence?: unknown; muPrime?: unknown; maxTableTokens?: unknown }): CurveOptions {
+  return {
+    split,
+    withEvidence: knobs.withEvidence === true,
+    muPrime: typeof knobs.muPrime === 'number' ? knobs.muPrime : RB_SQL_DEFAULTS.muPrime,
+    maxTableTokens: typeof knobs.maxTableTokens === 'number' ? knobs.maxTableTokens : RB_SQL_DEFAULTS.maxTableTokens,
+  };
+}
+
 /** The curve's options as the `retrieval_curves.options_key` that stores them. */
 export function curveOptionsKey(o: CurveOptions): string {
   return `split=${o.split};evidence=${o.withEvidence};muPrime=${o.muPrime};maxTableTokens=${o.maxTableTokens}`;
@@ -20,4 +34,3 @@ export function curveOptionsKey(o: CurveOptions): string {
  */
 export const CURVE_THRESHOLDS: readonly number[] = [-1, ...Array.from({ length: 129 }, (_, i) => i * 0.25)];
 
-export const DEFAULT_CURVE_OPTIONS: CurveOptions = { split: 'dev', withEvidence: true, muPrime: RB_SQL_DEFAULTS.muPrime, maxTableTokens: RB_SQL_DEFAULTS.maxTableTokens };

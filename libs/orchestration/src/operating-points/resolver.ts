@@ -1,8 +1,8 @@
-import { describeOperatingPoint, isOperatingPoint, RB_SQL_DEFAULTS, resolveVariantKnobs, type ResolvedKnob, type ResolvedVariantSpec, type VariantSpec } from '@sqlsweep/contracts';
+import { describeOperatingPoint, isOperatingPoint, resolveVariantKnobs, type ResolvedKnob, type ResolvedVariantSpec, type VariantSpec } from '@sqlsweep/contracts';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import type { DatasetRepository, DatasetVersion, ResolvedKnobRecord, RetrievalCurve, RetrievalCurveRepository } from '@sqlsweep/db';
 import { evaluateTableRetrieval, type Encoder } from '@sqlsweep/retrieval';
-import { CURVE_THRESHOLDS, curveOptionsKey, type CurveOptions } from './curve-options';
+import { CURVE_THRESHOLDS, curveOptionsKey, curveOptionsOf, type CurveOptions } from './curve-options';
 import { pickThreshold } from './pick-threshold';
 
 /** Knobs that may be given as an operating point, per pipeline: each a table-retrieval threshold. */
@@ -44,12 +44,8 @@ export class OperatingPointResolver {
       if (!(TABLE_THRESHOLD_KNOBS[variant.pipeline] ?? []).includes(knob)) {
         throw new Error(`${variant.pipeline}.${knob}: ${describeOperatingPoint(point)} is an operating point, which only ${Object.entries(TABLE_THRESHOLD_KNOBS).map(([p, ks]) => ks.map((k) => `${p}.${k}`).join(', ')).join(', ')} take`);
       }
-      const curve = await this.curveFor(version, {
-        split: 'dev',
-        withEvidence: variant.params.retrievalEvidence === true,
-        muPrime: typeof variant.params.muPrime === 'number' ? variant.params.muPrime : RB_SQL_DEFAULTS.muPrime,
-        maxTableTokens: typeof variant.params.maxTableTokens === 'number' ? variant.params.maxTableTokens : RB_SQL_DEFAULTS.maxTableTokens,
-      });
+      const { retrievalEvidence, muPrime, maxTableTokens } = variant.params;
+      const curve = await this.curveFor(version, curveOptionsOf('dev', { withEvidence: retrievalEvidence, muPrime, maxTableTokens }));
       let chosen;
       try {
         chosen = pickThreshold(curve.points, point);
