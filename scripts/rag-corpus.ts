@@ -5,8 +5,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { R3_DEFAULT_RAG_CORPUS } from '@sqlsweep/contracts';
+import { dirname, join } from 'node:path';
+import { corpusDir, R3_DEFAULT_RAG_CORPUS } from '@sqlsweep/contracts';
 import { aptInstall, canUseApt, pathDirectories } from '@sqlsweep/infra';
 import { wordnetNounGlossCorpus } from '@sqlsweep/retrieval';
 
@@ -36,9 +36,9 @@ export function ensureWordnet(log: (line: string) => void, env: Record<string, s
   if (missing.length > 0) throw new Error(`set-up: apt-get installed ${WORDNET_PACKAGE} but ${missing.join(' and ')} is missing`);
 }
 
-/** The corpus directory as the planner and the workers resolve it (libs/pipelines corpus-dir.ts), here from the project. */
+/** The corpus directory as the planner and the workers resolve it (libs/contracts corpus-dir.ts), here from the project. */
 export function setupCorpusDir(projectDir: string, env: Record<string, string | undefined> = process.env): string {
-  return env['SQLSWEEP_CORPUS_DIR'] ? resolve(env['SQLSWEEP_CORPUS_DIR']) : join(projectDir, 'data');
+  return corpusDir(env, projectDir);
 }
 
 export interface NeutralCorpusResult { path: string; built: boolean; bytes: number }

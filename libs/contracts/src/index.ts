@@ -4,6 +4,7 @@ export { describeOperatingPoint, isOperatingPoint, operatingPointSchema, type Op
 export { RB_SQL_DEFAULTS, RB_SQL_MAX_CORRECTIONS, RB_SQL_MAX_SHOTS } from './pipelines/rb-sql';
 export { DR_CHAIN_MAX_REVISIONS } from './pipelines/dr-chain';
 export { R3_DEFAULT_RAG_CORPUS, R3_SCHEMA_DESCRIPTION_RAG_CORPUS } from './pipelines/r3';
+export { corpusDir, DEFAULT_CORPUS_DIR } from './corpus-dir';
 export * from './sweep-config';
 export * from './variants';
 export * from './stages';

@@ -1,16 +1,9 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve, sep, win32 } from 'node:path';
+import { corpusDir } from '@sqlsweep/contracts';
 
-/** The folder file knobs (R3's `ragCorpus`) may name files in, when SQLSWEEP_CORPUS_DIR does not say otherwise. */
-export const DEFAULT_CORPUS_DIR = 'data';
-
-/**
- * The corpus directory of this process: SQLSWEEP_CORPUS_DIR, or `data`, from the working directory. Read from the
- * environment where it is used, so the planner (CLI or orchestrator) and every worker apply the same rule.
- */
-export function corpusDir(env: Record<string, string | undefined> = process.env): string {
-  return resolve(env['SQLSWEEP_CORPUS_DIR'] || DEFAULT_CORPUS_DIR);
-}
+/** The corpus directory rule lives in libs/contracts, so set-up (scripts) applies the same one as the planner and workers. */
+export { corpusDir, DEFAULT_CORPUS_DIR } from '@sqlsweep/contracts';
 
 /** A file knob's path that names no file inside the corpus directory; `reason` says why, for `file: path: reason`. */
 export class CorpusPathError extends Error {
