@@ -11,8 +11,9 @@ import {
   type ExecutionProviderName,
   type TableRetrievalEvalReport,
 } from '@sqlsweep/retrieval';
-import { CURVE_THRESHOLDS, curveOptionsKey, curveOptionsOf } from '@sqlsweep/orchestration';
-import { openCore } from '../cli-env';
+import { createDb, RetrievalCurveRepository } from '@sqlsweep/db';
+import { CURVE_THRESHOLDS, curveOptionsKey, curveOptionsOf, OrchestratorCore } from '@sqlsweep/orchestration';
+import { cliEnv } from '../cli-env';
 import { DEFAULT_INDEX_DIR } from './index-status';
 
 export const DEFAULT_MODEL_DIR = join('.sqlsweep', 'models', BUNDLED_ENCODER_NAME);
@@ -148,12 +149,14 @@ export function registerRetrieverCommand(program: Command): void {
         process.stdout.write(`report: ${out}\n`);
         if (opts.store) {
           const optionsKey = curveOptionsKey(curveOptionsOf(opts.split, { withEvidence: opts.withEvidence, muPrime: opts.muPrime }));
-          const core = await openCore();
+          const { DATABASE_URL } = cliEnv();
+          await OrchestratorCore.prepareDatabase(DATABASE_URL);
+          const db = createDb(DATABASE_URL);
           try {
-            await core.retrievalCurves.put({ datasetHash, encoderFingerprint: encoder.fingerprint, optionsKey, encoderName: encoder.config.name, items: report.items, points: curvePoints });
+            await new RetrievalCurveRepository(db).put({ datasetHash, encoderFingerprint: encoder.fingerprint, optionsKey, encoderName: encoder.config.name, items: report.items, points: curvePoints });
             process.stdout.write(`curve stored for operating points: dataset ${datasetHash.slice(0, 12)}, encoder ${encoder.config.name}, ${optionsKey}\n`);
           } finally {
-            await core.close();
+            await db.destroy();
           }
         }
       } finally {
