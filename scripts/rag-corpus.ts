@@ -3,8 +3,7 @@
  * Debian package wordnet-base, which set-up installs with apt-get when it is missing. Rewritten only when its bytes
  * would change; the same WordNet files always give the same bytes.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { corpusDir, R3_DEFAULT_RAG_CORPUS } from '@sqlsweep/contracts';
 import { aptInstall, canUseApt, pathDirectories } from '@sqlsweep/infra';
@@ -14,15 +13,9 @@ export const WORDNET_PACKAGE = 'wordnet-base';
 const WORDNET_DIR = '/usr/share/wordnet';
 const WORDNET_FILES = { dataNoun: join(WORDNET_DIR, 'data.noun'), cntlistRev: join(WORDNET_DIR, 'cntlist.rev') };
 
-function packageInstalled(): boolean {
-  const query = spawnSync('dpkg-query', ['-W', '-f=${Status}', WORDNET_PACKAGE], { encoding: 'utf8' });
-  return query.status === 0 && query.stdout.includes('install ok installed');
-}
-
 /** wordnet-base installed with apt-get when missing (Debian/Ubuntu as root); anywhere else a clear error. */
 export function ensureWordnet(log: (line: string) => void, env: Record<string, string | undefined> = process.env): void {
-  const filesPresent = Object.values(WORDNET_FILES).every((f) => existsSync(f));
-  if (filesPresent && (packageInstalled() || spawnSync('dpkg-query', ['--version']).status !== 0)) return;
+  if (Object.values(WORDNET_FILES).every((f) => existsSync(f))) return;
   const ctx = { searchDirs: pathDirectories(env), log };
   if (!canUseApt(ctx)) {
     throw new Error(
@@ -43,16 +36,39 @@ export function setupCorpusDir(projectDir: string, env: Record<string, string | 
 
 export interface NeutralCorpusResult { path: string; built: boolean; bytes: number }
 
-/** Installs wordnet-base if needed and writes the corpus into `corpusDir` unless it is already byte-identical. */
+/**
+ * Whether the corpus at `path` was written after its WordNet files last changed. An input's ctime counts too: dpkg
+ * keeps a package's own mtimes, so a reinstalled or upgraded data.noun can carry an mtime older than the corpus.
+ */
+function corpusNewerThanInputs(path: string): boolean {
+  if (!existsSync(path)) return false;
+  const written = statSync(path).mtimeMs;
+  return Object.values(WORDNET_FILES).every((f) => {
+    if (!existsSync(f)) return false;
+    const input = statSync(f);
+    return Math.max(input.mtimeMs, input.ctimeMs) < written;
+  });
+}
+
+/**
+ * Installs wordnet-base if needed and writes the corpus into `corpusDir` unless it is newer than its WordNet files
+ * (then nothing is read) or already byte-identical.
+ */
 export function buildNeutralRagCorpus(opts: { corpusDir: string; log: (line: string) => void }): NeutralCorpusResult {
+  const path = join(opts.corpusDir, R3_DEFAULT_RAG_CORPUS);
+  if (corpusNewerThanInputs(path)) return { path, built: false, bytes: statSync(path).size };
   ensureWordnet(opts.log);
   const text = wordnetNounGlossCorpus(
     { dataNoun: readFileSync(WORDNET_FILES.dataNoun, 'utf8'), cntlistRev: readFileSync(WORDNET_FILES.cntlistRev, 'utf8') },
     WORDNET_FILES.dataNoun,
   );
   const bytes = Buffer.from(text, 'utf8');
-  const path = join(opts.corpusDir, R3_DEFAULT_RAG_CORPUS);
-  if (existsSync(path) && readFileSync(path).equals(bytes)) return { path, built: false, bytes: bytes.length };
+  if (existsSync(path) && readFileSync(path).equals(bytes)) {
+    // Newer than its inputs from now on, so the next set-up skips the rebuild.
+    const now = new Date();
+    utimesSync(path, now, now);
+    return { path, built: false, bytes: bytes.length };
+  }
   mkdirSync(dirname(path), { recursive: true });
   const partial = `${path}.partial`;
   writeFileSync(partial, bytes);
