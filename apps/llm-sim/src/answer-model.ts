@@ -1,32 +1,39 @@
+import { z } from 'zod';
 import { normalizeQuestion } from './gold-index';
-import type { Hardness, PromptFeatures } from './prompt-features';
+import type { PromptFeatures } from './prompt-features';
 import { seededRng } from './rng';
+
+const finiteWeight = z.number().finite();
 
 /**
  * A simulated model's logistic answer model (configs/llm-sim.yaml `weights:`): the log-odds of answering with the
  * gold are `intercept + hardness[h] + schemaRecall * recall + noiseTables * log1p(#noise tables) + ...`, each
- * boolean feature adding its weight when present.
+ * boolean feature adding its weight when present. Every term named, none defaulted.
  */
-export interface AnswerWeights {
-  intercept: number;
-  hardness: Record<Hardness, number>;
-  schemaRecall: number;
-  /** Per log1p(noiseTables). */
-  noiseTables: number;
-  /** Per log1p(noiseColumns). */
-  noiseColumns: number;
-  /** Per log1p(examples). */
-  examples: number;
-  skeletonMatch: number;
-  decomposition: number;
-  evidence: number;
-  values: number;
-  feedbackError: number;
-  feedbackEmpty: number;
-  feedbackExplanation: number;
-  /** Probability of the gold when a gold table is missing from the prompt; normally 0. */
-  floor: number;
-}
+export const answerWeightsSchema = z
+  .object({
+    intercept: finiteWeight,
+    hardness: z.object({ easy: finiteWeight, medium: finiteWeight, hard: finiteWeight, extra: finiteWeight }).strict(),
+    schemaRecall: finiteWeight,
+    /** Per log1p(noiseTables). */
+    noiseTables: finiteWeight,
+    /** Per log1p(noiseColumns). */
+    noiseColumns: finiteWeight,
+    /** Per log1p(examples). */
+    examples: finiteWeight,
+    skeletonMatch: finiteWeight,
+    decomposition: finiteWeight,
+    evidence: finiteWeight,
+    values: finiteWeight,
+    feedbackError: finiteWeight,
+    feedbackEmpty: finiteWeight,
+    feedbackExplanation: finiteWeight,
+    /** Probability of the gold when a gold table is missing from the prompt; normally 0. */
+    floor: z.number().min(0).max(1),
+  })
+  .strict();
+
+export type AnswerWeights = z.infer<typeof answerWeightsSchema>;
 
 /** The log-odds of the gold for these features (before the floor). */
 export function answerLogit(f: PromptFeatures, w: AnswerWeights): number {

@@ -2,28 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-
-const weight = z.number().finite();
-
-/** The logistic answer model's weights (answer-model.ts AnswerWeights): every term named, none defaulted. */
-const answerWeightsSchema = z
-  .object({
-    intercept: weight,
-    hardness: z.object({ easy: weight, medium: weight, hard: weight, extra: weight }).strict(),
-    schemaRecall: weight,
-    noiseTables: weight,
-    noiseColumns: weight,
-    examples: weight,
-    skeletonMatch: weight,
-    decomposition: weight,
-    evidence: weight,
-    values: weight,
-    feedbackError: weight,
-    feedbackEmpty: weight,
-    feedbackExplanation: weight,
-    floor: z.number().min(0).max(1),
-  })
-  .strict();
+import { answerWeightsSchema } from './answer-model';
 
 const simModelSchema = z
   .object({
@@ -83,7 +62,6 @@ const simConfigSchema = z.object({ models: z.record(z.string(), simModelSchema) 
 
 export type SimModelConfig = z.infer<typeof simModelSchema>;
 export type SimConfig = z.infer<typeof simConfigSchema>;
-export type AnswerWeightsConfig = z.infer<typeof answerWeightsSchema>;
 
 /** The repository's simulator config (configs/llm-sim.yaml): the models and answer weights a run without --config gets. */
 export const DEFAULT_SIM_CONFIG_FILE = join(__dirname, '..', '..', '..', 'configs', 'llm-sim.yaml');
