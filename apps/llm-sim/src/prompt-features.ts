@@ -1,9 +1,10 @@
-import type { DatabaseSchema } from '@sqlsweep/datasets';
+import type { DatabaseSchema, SpiderHardness } from '@sqlsweep/datasets';
 import { parseSpiderSql, spiderHardness } from '@sqlsweep/datasets';
 import { sqlSkeleton, touchedSchema } from '@sqlsweep/pipelines/src/sql';
 import type { GoldIndex, GoldItem } from './gold-index';
 
-export type Hardness = 'easy' | 'medium' | 'hard' | 'extra';
+export type Hardness = SpiderHardness;
+/** Spider's hardness levels, easiest first (calibration iterates them in this order). */
 export const HARDNESS_LEVELS: readonly Hardness[] = ['easy', 'medium', 'hard', 'extra'];
 
 /** What a prompt gives the simulated model towards the target item's gold SQL (issue 19). */

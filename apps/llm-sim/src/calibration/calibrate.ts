@@ -1,11 +1,9 @@
 import type { SpiderHardness } from '@sqlsweep/datasets';
 import { answerProbability, commonDraw, type AnswerWeights } from '../answer-model';
 import type { GoldIndex } from '../gold-index';
-import { promptFeatures, type PromptFeatures } from '../prompt-features';
+import { HARDNESS_LEVELS, promptFeatures, type PromptFeatures } from '../prompt-features';
 import { fitLogistic, type FitTerm } from './logistic-fit';
 import { promptText, type CalibrationItem } from './spider-calibration-set';
-
-export const HARDNESS: readonly SpiderHardness[] = ['easy', 'medium', 'hard', 'extra'];
 
 /** A simulated model calibrated against a real system's official verdicts, on the prompts that system was given. */
 export interface CalibrationTarget {
@@ -75,7 +73,7 @@ export interface RateFigures { overall: number; hardness: Record<SpiderHardness,
 
 function rates(rows: readonly CalibrationRow[], value: (r: CalibrationRow) => number): RateFigures {
   const mean = (rs: readonly CalibrationRow[]): number => rs.reduce((s, r) => s + value(r), 0) / rs.length;
-  const hardness = Object.fromEntries(HARDNESS.map((h) => [h, mean(rows.filter((r) => r.hardness === h))])) as Record<SpiderHardness, number>;
+  const hardness = Object.fromEntries(HARDNESS_LEVELS.map((h) => [h, mean(rows.filter((r) => r.hardness === h))])) as Record<SpiderHardness, number>;
   return { overall: mean(rows), hardness };
 }
 
@@ -104,7 +102,7 @@ export function calibrationProblems(figures: CalibrationFigures, target: Calibra
   };
   off('overall', figures.simulated.overall, figures.official.overall, target.overallTolerance);
   if (target.hardnessTolerance !== null) {
-    for (const h of HARDNESS) off(h, figures.simulated.hardness[h], figures.official.hardness[h], target.hardnessTolerance);
+    for (const h of HARDNESS_LEVELS) off(h, figures.simulated.hardness[h], figures.official.hardness[h], target.hardnessTolerance);
   }
   return problems;
 }
@@ -147,7 +145,7 @@ export interface FittedWeights {
  */
 export function fitWeights(rows: readonly CalibrationRow[], prior: AnswerWeights = PRIOR_WEIGHTS): FittedWeights {
   const reachable = rows.filter((r) => r.features.goldReachable);
-  const hardnessTerms: FitTerm[] = HARDNESS.map((h) => ({ name: `hardness.${h}`, values: reachable.map((r) => Number(r.hardness === h)), prior: prior.hardness[h], ridge: 1e-3 }));
+  const hardnessTerms: FitTerm[] = HARDNESS_LEVELS.map((h) => ({ name: `hardness.${h}`, values: reachable.map((r) => Number(r.hardness === h)), prior: prior.hardness[h], ridge: 1e-3 }));
   const allTerms: FitTerm[] = FEATURE_TERMS.map((t) => ({ name: t.name, values: reachable.map((r) => t.value(r.features)), prior: prior[t.name], ridge: t.ridge, sign: t.sign }));
   const featureTerms = allTerms.filter((t) => varies(t.values));
   // The intercept and the terms held at their prior enter as a fixed offset.
@@ -155,10 +153,10 @@ export function fitWeights(rows: readonly CalibrationRow[], prior: AnswerWeights
   const offset = reachable.map((_, i) => held.reduce((z, t) => z + t.prior * t.values[i]!, prior.intercept));
   const fit = fitLogistic([...hardnessTerms, ...featureTerms], reachable.map((r) => r.verdict), offset);
   const weights: AnswerWeights = { ...prior, hardness: { ...prior.hardness } };
-  for (const h of HARDNESS) weights.hardness[h] = fit.coefficients[`hardness.${h}`]!;
+  for (const h of HARDNESS_LEVELS) weights.hardness[h] = fit.coefficients[`hardness.${h}`]!;
   for (const t of featureTerms) weights[t.name as Scalar] = fit.coefficients[t.name]!;
   const drawCorrection = {} as Record<SpiderHardness, number>;
-  for (const h of HARDNESS) {
+  for (const h of HARDNESS_LEVELS) {
     const level = rows.filter((r) => r.hardness === h);
     const shift = shiftToCount(level, weights, h, level.reduce((s, r) => s + r.verdict, 0));
     weights.hardness[h] += shift;
@@ -197,7 +195,7 @@ const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 /** Weights rounded to 4 decimals, as the config stores them (the fit is judged after rounding). */
 function rounded(w: AnswerWeights): AnswerWeights {
   const out = { ...w, hardness: { ...w.hardness } };
-  for (const h of HARDNESS) out.hardness[h] = round4(w.hardness[h]);
+  for (const h of HARDNESS_LEVELS) out.hardness[h] = round4(w.hardness[h]);
   for (const k of Object.keys(out) as Array<keyof AnswerWeights>) if (k !== 'hardness') (out[k] as number) = round4(w[k] as number);
   return out;
 }

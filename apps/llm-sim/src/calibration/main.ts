@@ -5,12 +5,13 @@
 import { GoldIndex } from '../gold-index';
 import { DEFAULT_SIM_CONFIG_FILE } from '../sim-config';
 import type { AnswerWeights } from '../answer-model';
-import { CALIBRATION_TARGETS, HARDNESS, calibrationFigures, calibrationProblems, calibrationRows, fitWeights, type RateFigures } from './calibrate';
+import { HARDNESS_LEVELS } from '../prompt-features';
+import { CALIBRATION_TARGETS, calibrationFigures, calibrationProblems, calibrationRows, fitWeights, type RateFigures } from './calibrate';
 import { writeModelWeights } from './config-weights';
 import { loadCalibrationSet, SPIDER_SAMPLE } from './spider-calibration-set';
 
 const pct = (x: number): string => (100 * x).toFixed(1).padStart(5);
-const line = (label: string, r: RateFigures): string => `  ${label.padEnd(10)} ${pct(r.overall)}  ${HARDNESS.map((h) => pct(r.hardness[h])).join('  ')}`;
+const line = (label: string, r: RateFigures): string => `  ${label.padEnd(10)} ${pct(r.overall)}  ${HARDNESS_LEVELS.map((h) => pct(r.hardness[h])).join('  ')}`;
 
 async function main(): Promise<void> {
   const dryRun = process.argv.includes('--dry-run');
@@ -24,12 +25,12 @@ async function main(): Promise<void> {
     const figures = calibrationFigures(rows, fit.weights);
     weights[target.model] = fit.weights;
     console.log(`${target.model} against ${target.system} (${rows.length} items, ${target.prompt}); EX in %:`);
-    console.log(`  ${''.padEnd(10)} ${'all'.padStart(5)}  ${HARDNESS.map((h) => h.padStart(5)).join('  ')}`);
+    console.log(`  ${''.padEnd(10)} ${'all'.padStart(5)}  ${HARDNESS_LEVELS.map((h) => h.padStart(5)).join('  ')}`);
     console.log(line('official', figures.official));
     console.log(line('simulated', figures.simulated));
     console.log(line('expected', figures.expected));
     console.log(`  fitted: ${fit.fitted.join(', ')}${fit.heldAtPrior.length ? `; held at prior (sign): ${fit.heldAtPrior.join(', ')}` : ''}`);
-    console.log(`  draw correction per hardness: ${HARDNESS.map((h) => `${h} ${fit.drawCorrection[h].toFixed(3)}`).join(', ')}`);
+    console.log(`  draw correction per hardness: ${HARDNESS_LEVELS.map((h) => `${h} ${fit.drawCorrection[h].toFixed(3)}`).join(', ')}`);
     const problems = calibrationProblems(figures, target);
     for (const p of problems) console.error(`  OUT OF RANGE: ${p}`);
     failed ||= problems.length > 0;

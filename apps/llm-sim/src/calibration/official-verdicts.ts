@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { SpiderHardness } from '@sqlsweep/datasets';
+import { HARDNESS_LEVELS } from '../prompt-features';
 
 /** One line of an official-verdicts file: the Spider test-suite evaluator's execution verdict on one dev item. */
 export interface OfficialVerdict { i: number; dbId: string; hardness: SpiderHardness; exec: 0 | 1 }
 
-const HARDNESS = new Set<string>(['easy', 'medium', 'hard', 'extra']);
+const HARDNESS = new Set<string>(HARDNESS_LEVELS);
 
 /** Reads `official-verdicts/<system>.jsonl` (`{"i", "db_id", "hardness", "exec"}` a line), in item order. */
 export function readOfficialVerdicts(file: string): OfficialVerdict[] {
