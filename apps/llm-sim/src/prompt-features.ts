@@ -65,7 +65,20 @@ function unquote(name: string): string {
   return t;
 }
 
+/** skeletonKey runs on every few-shot example of every request, and the same examples recur; bounded so a long run cannot grow it without limit. */
+const skeletonKeys = new Map<string, string>();
+const SKELETON_KEYS_MAX = 10_000;
+
 function skeletonKey(sql: string): string {
+  const known = skeletonKeys.get(sql);
+  if (known !== undefined) return known;
+  if (skeletonKeys.size >= SKELETON_KEYS_MAX) skeletonKeys.clear();
+  const key = skeletonKeyOf(sql);
+  skeletonKeys.set(sql, key);
+  return key;
+}
+
+function skeletonKeyOf(sql: string): string {
   try {
     return sqlSkeleton(sql).replace(/\s+/g, ' ').toUpperCase();
   } catch {
