@@ -39,11 +39,12 @@ export interface AnswerParams {
   sampleIndex: number;
 }
 
+/** The contributed protocols (protocols/) whose answer is a SQL query, by stage protocol name. */
+const SQL_METHOD_PROTOCOLS: ReadonlySet<StageProtocol> = new Set(methodProtocols.filter((p) => p.answersSql).map((p): StageProtocol => `method:${p.name}`));
+
 /** Whether a protocol's answer is a SQL query: the answer model's schema terms apply to these only. */
 export function answersSql(protocol: StageProtocol): boolean {
-  if (protocol === 'sql') return true;
-  if (!protocol.startsWith('method:')) return false;
-  return methodProtocols.find((p) => `method:${p.name}` === protocol)?.answersSql === true;
+  return protocol === 'sql' || SQL_METHOD_PROTOCOLS.has(protocol);
 }
 
 /**
