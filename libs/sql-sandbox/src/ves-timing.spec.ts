@@ -1,19 +1,24 @@
 import type { ExecuteRequest } from './execution-result';
 import { SandboxPool } from './sandbox-pool';
-import { createSpecDatabase } from './spec-database';
+import { createSpecDatabase, type SpecDatabase } from './spec-database';
 import { timeForVes } from './ves-timing';
 
 describe('timeForVes', () => {
-  const database = createSpecDatabase('ves.sqlite', 'CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3);');
-  const { dbPath } = database;
-  const pool = new SandboxPool({ size: 1, standby: false });
+  let database: SpecDatabase;
+  let dbPath: string;
+  let pool: SandboxPool;
   const calls: ExecuteRequest[] = [];
   const recording = { execute: (req: ExecuteRequest) => (calls.push(req), pool.execute(req)) };
 
+  beforeAll(() => {
+    database = createSpecDatabase('ves.sqlite', 'CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3);');
+    dbPath = database.dbPath;
+    pool = new SandboxPool({ size: 1, standby: false });
+  });
   beforeEach(() => (calls.length = 0));
   afterAll(async () => {
-    await pool.close();
-    database.remove();
+    await pool?.close();
+    database?.remove();
   });
 
   it('times the prediction first, then the gold, each with one untimed warm-up run before `repeats` timed ones', async () => {
