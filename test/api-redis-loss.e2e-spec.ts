@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import IORedis from 'ioredis';
-import { waitFor } from '@sqlsweep/testing';
+import { removeQueuePrefixKeys, waitFor } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { startOrchestrator, type Orchestrator } from './support/orchestrator';
 import { itemResultCounts, runRow, storedStageResults } from './support/stored-results';
@@ -37,11 +36,7 @@ describe('a run started through the API after Redis loses its jobs', () => {
     const { runId } = (await res.json()) as { runId: string };
 
     await waitFor('the run to be under way', async () => ((await storedStageResults(e2e.db, 'zero-shot.generate')) >= 6 ? true : undefined));
-    const redis = new IORedis(process.env.REDIS_URL!);
-    const keys = await redis.keys(`${e2e.prefix}:*`);
-    expect(keys.length).toBeGreaterThan(0);
-    await redis.del(...keys);
-    redis.disconnect();
+    expect(await removeQueuePrefixKeys(process.env.REDIS_URL!, e2e.prefix)).toBeGreaterThan(0);
 
     const status = await waitFor('the run to end', async () => {
       const run = await runRow(e2e.db, runId);
