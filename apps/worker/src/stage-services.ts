@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import type { DatasetRepository } from '@sqlsweep/db';
 import type { DatasetServices, RetrievalServices, StageItem } from '@sqlsweep/pipelines';
-import { buildBundledEncoder, buildIndex, openEncoder, openIndex, type Encoder, type EncoderLogger, type MultiVectorIndex } from '@sqlsweep/retrieval';
+import { buildIndex, configuredEncoderDir, openEncoder, openIndex, type Encoder, type EncoderLogger, type MultiVectorIndex } from '@sqlsweep/retrieval';
 
 /**
  * Retrieval for stages: one encoder per worker (opened on first use; the bundled one is built if missing), and
@@ -16,7 +16,7 @@ export class WorkerRetrieval implements RetrievalServices {
 
   encoder(): Promise<Encoder> {
     this.encoderPromise ??= (async () => {
-      const modelDir = this.opts.encoderDir ?? buildBundledEncoder({ dir: join(this.opts.dataDir, 'models', 'sqlsweep-ngram-colbert') }).dir;
+      const modelDir = configuredEncoderDir({ dataDir: this.opts.dataDir, encoderDir: this.opts.encoderDir });
       return openEncoder({ modelDir, intraOpNumThreads: this.opts.intraOpNumThreads ?? 1, logger: this.opts.logger });
     })();
     return this.encoderPromise;

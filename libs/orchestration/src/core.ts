@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createDatasetFileStore, createDb, DatasetRepository, type DatasetStoreSettings, ensureDatabase, migrateToLatest, ReportRepository, RetrievalCurveRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
-import { buildBundledEncoder, BUNDLED_ENCODER_NAME, openEncoder, type Encoder } from '@sqlsweep/retrieval';
+import { configuredEncoderDir, openEncoder, type Encoder } from '@sqlsweep/retrieval';
 import type { Redis } from 'ioredis';
 import { LlmClient, llmBudgetPrefix, loadModelCatalog, ModelPauses, type ModelCatalog, type ModelPause } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost } from '@sqlsweep/queue';
@@ -58,6 +58,8 @@ export class OrchestratorCore {
   private pausesRedis?: Redis;
   private pauses?: ModelPauses;
   private encoder?: Promise<Encoder>;
+  /** The workers' data dir (`retrieval.dataDir`, default `.sqlsweep`): their encoder's and indexes' home. */
+  private readonly dataDir: string;
 
   /** Also what a plan thread (plan-thread.ts) opens its own core with. */
   constructor(readonly settings: CoreSettings) {
@@ -70,11 +72,11 @@ export class OrchestratorCore {
     this.stages = new StageRepository(this.db);
     this.queue = new QueueClient(settings.redisUrl, settings.queuePrefix);
     this.retrievalCurves = new RetrievalCurveRepository(this.db);
-    const dataDir = settings.retrieval?.dataDir ?? '.sqlsweep';
+    this.dataDir = settings.retrieval?.dataDir ?? '.sqlsweep';
     const llm = new LlmClient({ catalog: this.catalog, env: settings.providerEnv });
     this.planner = new Planner({
       datasets: this.datasets, runs: this.runs, stages: this.stages, budget: settings.admission, corpusDir: settings.corpusDir, faults: settings.faults,
-      operatingPoints: { curves: this.retrievalCurves, encoder: () => this.openEncoder(), indexRoot: join(dataDir, 'indexes'), onProgress: settings.retrieval?.progress ? curveProgress : undefined },
+      operatingPoints: { curves: this.retrievalCurves, encoder: () => this.openEncoder(), indexRoot: join(this.dataDir, 'indexes'), onProgress: settings.retrieval?.progress ? curveProgress : undefined },
       assertModelsUsable: (models) => llm.assertUsable(models),
       estimateCall: (call) => llm.estimateCall({ ...call, templateVersion: call.templateVersion }, call.expectedOutputTokens ?? Math.ceil(call.maxTokens / 4)),
       isSimulated: (model) => {
@@ -87,11 +89,7 @@ export class OrchestratorCore {
 
   /** The encoder the workers run, opened on first need (the bundled one is built when missing), as WorkerRetrieval does. */
   private openEncoder(): Promise<Encoder> {
-    this.encoder ??= (async () => {
-      const dataDir = this.settings.retrieval?.dataDir ?? '.sqlsweep';
-      const modelDir = this.settings.retrieval?.encoderDir ?? buildBundledEncoder({ dir: join(dataDir, 'models', BUNDLED_ENCODER_NAME) }).dir;
-      return openEncoder({ modelDir });
-    })();
+    this.encoder ??= (async () => openEncoder({ modelDir: configuredEncoderDir({ dataDir: this.dataDir, encoderDir: this.settings.retrieval?.encoderDir }) }))();
     return this.encoder;
   }
 

@@ -11,6 +11,7 @@ export {
   type BuildBundledEncoderOptions,
   type BuildBundledEncoderResult,
 } from './encoder/bundled/build-bundled-encoder';
+export { configuredEncoderDir } from './encoder/configured-encoder-dir';
 export type { DocumentKind, IndexedDocument, MultiVectorIndex, PayloadValue, RetrievalDocument, ScoredDocument, SearchFilter, SearchOptions } from './index/types';
 export { EmbeddedMultiVectorIndex } from './index/embedded-index';
 export { QdrantMultiVectorIndex, qdrantCollectionName, type QdrantIndexOptions } from './index/qdrant-index';
