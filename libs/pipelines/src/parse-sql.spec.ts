@@ -6,7 +6,8 @@ import { generatePlainStage as rbSqlGeneratePlain, generateStage as rbSqlGenerat
 import { r3Generate, r3GenerateDirect } from './methods/r3/r3';
 import { generateStage as ucsSqlGenerate } from './methods/ucs-sql/stages';
 import { zeroShotGenerate } from './methods/zero-shot';
-import { parseSqlAnswer, stripComments, type FinalSql } from './parse-sql';
+import { parseSqlAnswer, stripComments } from './parse-sql';
+import type { GeneratedSql } from './stages/common';
 import { parseSqlCorpus, type CorpusAnswer } from './parse-sql.corpus';
 import type { StageContext } from './stage-context';
 
@@ -14,7 +15,7 @@ interface ParsingStage { implementation: { parse(response: LlmResponse, ctx: Sta
 
 /** The `sql` a stage's output carries for an answer, the stage called exactly as a run calls it. */
 const sqlOf = (stage: ParsingStage, answer: string, inputs: Record<string, unknown> = {}) =>
-  (stage.implementation.parse({ output: answer } as LlmResponse, { inputs, params: { fullSchemaAfter: 2 } } as unknown as StageContext) as FinalSql).sql;
+  (stage.implementation.parse({ output: answer } as LlmResponse, { inputs, params: { fullSchemaAfter: 2 } } as unknown as StageContext) as GeneratedSql).sql;
 
 const correctionCheck = { previous: { sql: 'SELECT 0', attempts: 0 }, needsCorrection: true, errorClass: 'syntax', feedback: '' };
 const revisionFeedback = { iteration: 1, sql: 'SELECT 0', revisions: 0, stopped: false, execution: '', contents: '' };

@@ -1,3 +1,5 @@
+import type { GeneratedSql } from './stages/common';
+
 export type ParsedSql = { ok: true; sql: string } | { ok: false; error: string };
 
 /** How a stage asked for its query, so the parser can pick the right block when the answer holds several. */
@@ -17,14 +19,11 @@ export interface SqlAnswerOptions {
   expect?: 'query' | 'skeleton';
 }
 
-/** The final SQL of a generation stage as stage outputs carry it: a query, or null and the recorded parse error. */
-export type FinalSql = { sql: string; parseError?: undefined } | { sql: null; parseError: string };
-
 /**
  * The one final-SQL parser every method's generation, correction and revision stage calls: a parse failure is a
  * recorded `parseError` with `sql: null`, never an exception, so every method treats it the same way.
  */
-export function parseFinalSql(raw: string, options: SqlAnswerOptions = {}): FinalSql {
+export function parseFinalSql(raw: string, options: SqlAnswerOptions = {}): GeneratedSql {
   const parsed = parseSqlAnswer(raw, options);
   return parsed.ok ? { sql: parsed.sql } : { sql: null, parseError: parsed.error };
 }

@@ -2,7 +2,10 @@ import { goldFlagOf } from '@sqlsweep/datasets';
 import { judgePrediction, officialSql, runPrediction, sweepScorer, timeForVes, vesReward, type ExecutionResult } from '@sqlsweep/sql-sandbox';
 import { from, slot, stagesReading, type CommonParams } from '../define-stage';
 
-/** Output of the SQL-generation stages. `sql` is null when the answer held no usable query. */
+/**
+ * Output of the SQL-generation stages (what `parseFinalSql` returns): a query, or `sql: null` and the parse error.
+ * A revision that held no SQL keeps the previous query and records why in `parseError` (dr-chain).
+ */
 export interface GeneratedSql { sql: string | null; parseError?: string }
 
 /**
