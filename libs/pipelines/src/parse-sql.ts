@@ -1,3 +1,4 @@
+import { lexSql } from '@sqlsweep/sql-sandbox';
 import type { GeneratedSql } from './stages/common';
 
 export type ParsedSql = { ok: true; sql: string } | { ok: false; error: string };
@@ -220,38 +221,20 @@ function continuesQuery(line: string): boolean {
 /** Removes `--` and block comments outside string literals and quoted names; newlines are kept. */
 export function stripComments(sql: string): string {
   let out = '';
-  for (let i = 0; i < sql.length;) {
-    const c = sql[i];
-    if (c === "'" || c === '"' || c === '`' || c === '[') {
-      const end = closingQuote(sql, i);
-      out += sql.slice(i, end);
-      i = end;
-    } else if (c === '-' && sql[i + 1] === '-') {
-      const nl = sql.indexOf('\n', i);
-      i = nl < 0 ? sql.length : nl;
-    } else if (c === '/' && sql[i + 1] === '*') {
-      const close = sql.indexOf('*/', i + 2);
-      i = close < 0 ? sql.length : close + 2;
+  let dropBlanks = false;
+  for (const { kind, text } of lexSql(sql)) {
+    const blockComment = kind === 'comment' && text.startsWith('/*');
+    if (blockComment) {
       // One space where the comment was: "a/* x */b" stays two words, "a /* x */ b" gets no double space.
-      if (/\s$/.test(out)) while (sql[i] === ' ' || sql[i] === '\t') i += 1;
-      else out += ' ';
-    } else {
-      out += c;
-      i += 1;
+      dropBlanks = /\s$/.test(out);
+      if (!dropBlanks) out += ' ';
+      continue;
     }
+    if (kind === 'comment') out += text.endsWith('\n') ? '\n' : '';
+    else out += dropBlanks && kind === 'space' ? text.replace(/^[ \t]+/, '') : text;
+    dropBlanks = false;
   }
   return out;
-}
-
-/** Index just past the literal or quoted name opening at `i` ('' and "" escape themselves); the end when unclosed. */
-function closingQuote(sql: string, i: number): number {
-  const close = sql[i] === '[' ? ']' : sql[i];
-  for (let j = i + 1; j < sql.length; j += 1) {
-    if (sql[j] !== close) continue;
-    if (close !== ']' && sql[j + 1] === close) { j += 1; continue; }
-    return j + 1;
-  }
-  return sql.length;
 }
 
 /**
@@ -262,17 +245,29 @@ function closingQuote(sql: string, i: number): number {
 function firstStatement(text: string, mode: 'block' | 'prose', inBackticks = false): string {
   const body = stripComments(text);
   let end = body.length;
-  for (let i = 0; i < body.length;) {
-    const c = body[i];
-    if (c === '`' && inBackticks) { end = i; break; }
-    if (c === "'" || c === '"' || (c === '`' && !inBackticks) || (c === '[' && mode === 'block') || (c === '[' && /^\[\w+\]/.test(body.slice(i)))) {
-      i = closingQuote(body, i);
+  let tokens = lexSql(body);
+  let offset = 0;
+  scan: for (let k = 0; k < tokens.length; k += 1) {
+    const { kind, text: tokenText } = tokens[k];
+    const at = offset;
+    offset += tokenText.length;
+    if (kind === 'string' || kind === 'quoted') {
+      if (tokenText[0] === '`' && inBackticks) { end = at; break; }
+      // In prose a `[` is a quoted name only as `[name]`; otherwise it is text and the scan goes on inside it.
+      if (tokenText[0] === '[' && mode === 'prose' && !/^\[\w+\]/.test(body.slice(at))) {
+        tokens = lexSql(body.slice(at + 1));
+        k = -1;
+        offset = at + 1;
+      }
       continue;
     }
-    if (c === ';') { end = i; break; }
-    if (mode === 'prose' && c === '.' && (i + 1 === body.length || /\s/.test(body[i + 1]))) { end = i; break; }
-    if (mode === 'prose' && c === '\n' && !proseContinues(body.slice(i + 1))) { end = i; break; }
-    i += 1;
+    for (let j = 0; j < tokenText.length; j += 1) {
+      const i = at + j;
+      const c = body[i];
+      if (c === ';') { end = i; break scan; }
+      if (mode === 'prose' && c === '.' && (i + 1 === body.length || /\s/.test(body[i + 1]))) { end = i; break scan; }
+      if (mode === 'prose' && c === '\n' && !proseContinues(body.slice(i + 1))) { end = i; break scan; }
+    }
   }
   return collapse(body.slice(0, end));
 }
@@ -285,26 +280,15 @@ function proseContinues(rest: string): boolean {
   return next !== undefined && /^\s*(?:FROM|WHERE|JOIN|INNER|LEFT|GROUP|ORDER|HAVING|LIMIT|UNION|INTERSECT|EXCEPT|AND|OR|ON)\b/.test(next);
 }
 
-/** Trims and collapses every run of whitespace holding a newline into one space, outside literals. */
+/** Trims and collapses every run of whitespace holding a newline into one space, outside literals (`[..]` names included). */
 function collapse(sql: string): string {
   let out = '';
-  for (let i = 0; i < sql.length;) {
-    const c = sql[i];
-    if (c === "'" || c === '"' || c === '`') {
-      const end = closingQuote(sql, i);
-      out += sql.slice(i, end);
-      i = end;
-      continue;
-    }
-    const ws = /^\s+/.exec(sql.slice(i, i + 200))?.[0];
-    if (ws) {
-      out += ws.includes('\n') ? ' ' : ws;
-      i += ws.length;
-      continue;
-    }
-    out += c;
-    i += 1;
+  let plain = '';
+  const flush = () => { out += plain.replace(/\s+/g, (ws) => (ws.includes('\n') ? ' ' : ws)); plain = ''; };
+  for (const { kind, text } of lexSql(sql)) {
+    if ((kind === 'string' || kind === 'quoted') && text[0] !== '[') { flush(); out += text; } else plain += text;
   }
+  flush();
   return out.trim();
 }
 
