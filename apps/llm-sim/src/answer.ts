@@ -23,10 +23,7 @@ export interface SimAnswer {
 }
 
 /** What an answer was drawn from: response headers carry it, and batch result lines as `sim` (no per-result headers there). */
-export interface SimulationMetadata {
-  probability: number;
-  features: PromptFeatures;
-}
+export type SimulationMetadata = Pick<SimAnswer, 'probability' | 'features'>;
 
 export interface AnswerParams {
   seed: number;
