@@ -50,15 +50,27 @@ export async function readSpiderTrainItems(root: string, problems: DatasetProble
   return items;
 }
 
-function spiderItem(entry: unknown, id: string, split: 'train' | 'dev', file: string, problems: DatasetProblem[], gold?: { sql: string; dbId: string }): DatasetItem | undefined {
-  if (!isRecord(entry) || typeof entry.db_id !== 'string' || typeof entry.question !== 'string' || typeof entry.query !== 'string') {
-    problems.push({ file, item: id, message: 'needs string db_id, question and query; item skipped' });
+/** How a Spider-format entry is read: the field with its question, and the problem message for an entry that is no item. */
+export interface SpiderEntryShape {
+  questionField: string;
+  rejection: (entry: unknown) => string;
+}
+
+const SPIDER_SHAPE: SpiderEntryShape = { questionField: 'question', rejection: () => 'needs string db_id, question and query; item skipped' };
+
+/** The item `entry` is, or undefined (with a problem) when it lacks a string db_id, question or query. */
+export function spiderItem(
+  entry: unknown, id: string, split: 'train' | 'dev', file: string, problems: DatasetProblem[],
+  gold?: { sql: string; dbId: string }, shape: SpiderEntryShape = SPIDER_SHAPE,
+): DatasetItem | undefined {
+  if (!isRecord(entry) || [entry.db_id, entry[shape.questionField], entry.query].some((v) => typeof v !== 'string')) {
+    problems.push({ file, item: id, message: shape.rejection(entry) });
     return undefined;
   }
   if (gold && gold.dbId !== entry.db_id) {
     problems.push({ file: 'dev_gold.sql', item: id, message: `db_id ${gold.dbId} differs from ${file}'s ${entry.db_id}` });
   }
-  const item: DatasetItem = { id, split, dbId: entry.db_id, question: entry.question, goldSql: gold?.sql ?? entry.query };
+  const item: DatasetItem = { id, split, dbId: entry.db_id as string, question: entry[shape.questionField] as string, goldSql: gold?.sql ?? (entry.query as string) };
   gradeSpiderHardness(item, entry.sql, file, problems);
   return item;
 }

@@ -4,7 +4,7 @@ import { buildDatabaseCatalog, checkItemsAgainstDatabases } from './database-cat
 import { DatasetError } from './errors';
 import { listFilesUnder } from './hash-files';
 import { isRecord, readJsonArrayWithLines } from './json-file';
-import { gradeSpiderHardness, readSpiderSchemas, readSpiderTrainItems, SPIDER_TRAIN_FILES } from './spider-loader';
+import { readSpiderSchemas, readSpiderTrainItems, SPIDER_TRAIN_FILES, spiderItem } from './spider-loader';
 import type { Dataset, DatasetItem, DatasetProblem, DatasetSourceFile, SpiderVariantFormat } from './types';
 
 interface VariantLayout {
@@ -23,11 +23,10 @@ const LAYOUTS: Record<SpiderVariantFormat, VariantLayout> = {
   'spider-dk': { title: 'Spider-DK', questionFiles: ['Spider-DK.json', 'dev.json'], questionField: 'question', ownDatabases: true },
 };
 
-/** Why an entry is not an item of this variant, or undefined when it is. */
-function whatIsWrong(entry: unknown, layout: VariantLayout): string | undefined {
+/** Why an entry is not an item of this variant (spiderItem found it is not). */
+function whatIsWrong(entry: unknown, layout: VariantLayout): string {
   if (!isRecord(entry)) return 'is not a JSON object';
   const missing = ['db_id', layout.questionField, 'query'].filter((field) => typeof entry[field] !== 'string');
-  if (missing.length === 0) return undefined;
   return `needs a string ${missing.map((f) => (f === layout.questionField ? `${f} (${layout.title}'s question)` : f)).join(', ')}`;
 }
 
@@ -43,17 +42,13 @@ async function readVariantQuestions(
   const rejected: string[] = [];
   entries.forEach((entry, i) => {
     const id = `dev-${i}`;
-    const wrong = whatIsWrong(entry, layout);
-    if (wrong) {
-      const message = `line ${lines[i]}: ${wrong}; item skipped`;
+    const rejection = (wrong: unknown): string => {
+      const message = `line ${lines[i]}: ${whatIsWrong(wrong, layout)}; item skipped`;
       rejected.push(`item ${id} (${message})`);
-      problems.push({ file: name, item: id, message });
-      return;
-    }
-    const e = entry as Record<string, string>;
-    const item: DatasetItem = { id, split: 'dev', dbId: e.db_id, question: e[layout.questionField], goldSql: e.query };
-    gradeSpiderHardness(item, (entry as Record<string, unknown>).sql, name, problems);
-    items.push(item);
+      return message;
+    };
+    const item = spiderItem(entry, id, 'dev', name, problems, undefined, { questionField: layout.questionField, rejection });
+    if (item) items.push(item);
   });
   if (items.length === 0) {
     throw new DatasetError(file, `no entry is a ${layout.title} item (db_id, ${layout.questionField}, query); first: ${rejected[0]}`);
