@@ -3,7 +3,6 @@ export * from './schema';
 export * from './migrator';
 export * from './dataset.repository';
 export * from './dataset-file-store';
-export * from './dataset-file-index';
 export type { S3StoreSettings } from './s3-dataset-file-store';
 export * from './create-dataset-file-store';
 export * from './stage.repository';

@@ -13,4 +13,3 @@ export * from './schedules';
 export * from './export';
 export * from './reports';
 export { CURVE_THRESHOLDS, curveOptionsKey, curveOptionsOf, type CurveOptions } from './operating-points/curve-options';
-export { pickThreshold } from './operating-points/pick-threshold';
