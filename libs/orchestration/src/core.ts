@@ -140,7 +140,11 @@ export class OrchestratorCore {
     await this.host?.close();
     await this.queue.close();
     this.pausesRedis?.disconnect();
-    if (this.encoder) await (await this.encoder).close();
-    await this.db.destroy();
+    try {
+      // An encoder that failed to open has nothing to close (its error went to whoever asked for it).
+      await (await this.encoder?.catch(() => undefined))?.close();
+    } finally {
+      await this.db.destroy();
+    }
   }
 }
