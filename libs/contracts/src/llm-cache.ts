@@ -1,3 +1,5 @@
+import type { SimulationReportDto } from './api/results';
+
 /** The token counts the LLM response cache keeps of a call. */
 export interface LlmCacheUsage {
   inputTokens: number;
@@ -20,8 +22,8 @@ export interface LlmCachedResponse {
   model: string;
   /** The run and stage whose call paid for this response (from the request's attribution), when known. */
   paidFor?: { runId?: string; stageKey?: string };
-  /** For a simulated answer: the simulator's prompt features and probability (libs/llm's SimulationReport). */
-  simulation?: { probability: number; features: Record<string, unknown> };
+  /** For a simulated answer: the simulator's prompt features and probability. */
+  simulation?: SimulationReportDto;
 }
 
 export interface LlmCacheEntry<R extends LlmCachedResponse = LlmCachedResponse> {

@@ -1,3 +1,5 @@
+import type { SimulationReportDto } from '@sqlsweep/contracts';
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
@@ -34,10 +36,7 @@ export interface LlmUsage {
  * Why a simulated model answered as it did: the prompt features the simulator read and the probability of a correct
  * answer it drew against (llm-sim's `x-sim-features` / `x-sim-probability`). Absent for real models.
  */
-export interface SimulationReport {
-  probability: number;
-  features: Record<string, unknown>;
-}
+export type SimulationReport = SimulationReportDto;
 
 export interface LlmResponse {
   output: string;

@@ -36,7 +36,7 @@ export function readSimulationReport(probability: unknown, features: unknown, wh
   }
   const bad = Object.entries(f).find(([, v]) => !isScalar(v));
   if (bad) return { problem: `${where}: feature ${bad[0]} is not a number, boolean or string` };
-  return { simulation: { probability: p, features: f as Record<string, unknown> } };
+  return { simulation: { probability: p, features: f as SimulationReport['features'] } };
 }
 
 /** The simulator's `x-sim-probability` and `x-sim-features` headers (llm-sim sends them on every answer). */
