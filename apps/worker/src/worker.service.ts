@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { datasetStoreSettings, ThrottledWarnings, type AppEnv } from '@sqlsweep/config';
 import type { LlmBatchJobPayload, StageJobPayload } from '@sqlsweep/contracts';
-import { createDatasetFileStore, createDb, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, warnConnectionErrors, type Db } from '@sqlsweep/db';
+import { createDatasetFileStore, createDb, DatasetRepository, LlmCacheRepository, RunRepository, StageRepository, warnConnectionErrors, type DatasetFileStore, type Db } from '@sqlsweep/db';
 import { ReplicaMaterializer } from '@sqlsweep/datasets';
 import { Advancer, Reconciler } from '@sqlsweep/orchestration';
 import { Pool } from 'pg';
@@ -39,6 +39,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private reconciler?: Reconciler;
   private budgetRedis?: ReturnType<typeof createRedisConnection>;
   private cachePool?: Pool;
+  private files?: DatasetFileStore;
   private llm?: LlmClient;
   private retrieval?: WorkerRetrieval;
 
@@ -71,6 +72,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     this.retrieval = new WorkerRetrieval({ dataDir: env.SQLSWEEP_DATA_DIR, encoderDir: env.SQLSWEEP_ENCODER_DIR, logger: this.log });
     const runs = new RunRepository(this.db);
     const files = createDatasetFileStore(this.db, datasetStoreSettings(env, 'worker environment'));
+    this.files = files;
     const advancer = new Advancer(runs, this.queue);
     const faults = stageFaultsFromEnv(this.providerEnv, 'worker environment');
     const faultWarning = stageFaultsWarning(faults, 'worker');
@@ -119,6 +121,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     await this.retrieval?.close();
     await this.queue?.close();
     this.budgetRedis?.disconnect();
+    this.files?.close?.();
     await this.llm?.close();
     await this.cachePool?.end();
     await this.db?.destroy();

@@ -140,6 +140,7 @@ export class OrchestratorCore {
     await this.host?.close();
     await this.queue.close();
     this.pausesRedis?.disconnect();
+    this.datasets.files.close?.(); // an S3 store's client and its sockets
     try {
       // An encoder that failed to open has nothing to close (its error went to whoever asked for it).
       await (await this.encoder?.catch(() => undefined))?.close();
