@@ -45,6 +45,8 @@ describe('sqlsweep workers', () => {
         if (cli.exited) throw new Error(`sqlsweep workers exited:\n${cli.stdout}\n${cli.stderr}`);
         return workerChildOf(cli.child.pid!);
       }, 30_000, 50);
+      // The child can exist a moment before the CLI's line naming it is printed (seen once under load).
+      await waitFor('the line naming the worker', async () => (cli.stdout.includes(`(pids ${first})`) ? true : undefined), 10_000, 50).catch(() => undefined);
       expect(cli.stdout).toContain(`(pids ${first})`);
       seen.push(first);
       process.kill(first, 'SIGKILL');
