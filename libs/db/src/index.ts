@@ -10,6 +10,7 @@ export * from './run.repository';
 export * from './llm-cache.repository';
 export * from './schedule.repository';
 export * from './report.repository';
+export * from './verdict-category-sql';
 export * from './retrieval-curve.repository';
 export * from './api-metrics.repository';
 export * from './unreachable';

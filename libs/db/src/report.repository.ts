@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './connection';
 import type { RunStatus } from './schema';
+import { verdictCategorySql } from './verdict-category-sql';
 
 /** Sortable item-result columns, mapped to SQL; the API validates against the keys, this maps to fixed SQL. */
 const itemSortSql = {
@@ -16,7 +17,7 @@ const itemSortSql = {
 export type ItemSortColumn = keyof typeof itemSortSql;
 
 export interface ItemResultFilter {
-  variantId?: string; itemId?: string; correct?: boolean; errored?: boolean; parseFailed?: boolean; difficulty?: string; dbId?: string; q?: string;
+  variantId?: string; itemId?: string; correct?: boolean; errored?: boolean; parseFailed?: boolean; category?: string; difficulty?: string; dbId?: string; q?: string;
   sort: ItemSortColumn; order: 'asc' | 'desc'; limit: number; offset: number;
 }
 
@@ -28,6 +29,8 @@ export interface ItemResultView {
   scorer: string | null;
   /** The final answer held no SQL: a parse failure, counted apart from wrong SQL. */
   parseFailed: boolean;
+  /** correct, wrong-result, sql-error, no-sql or pipeline-error (verdictCategorySql). */
+  category: 'correct' | 'wrong-result' | 'sql-error' | 'no-sql' | 'pipeline-error';
 }
 
 export interface RunListRow {
@@ -156,6 +159,7 @@ export class ReportRepository {
       AND (${f.correct ?? null}::boolean IS NULL OR ir.correct = ${f.correct ?? null}::boolean)
       AND (${f.errored ?? null}::boolean IS NULL OR ir.errored = ${f.errored ?? null}::boolean)
       AND (${f.parseFailed ?? null}::boolean IS NULL OR ir.parse_failed = ${f.parseFailed ?? null}::boolean)
+      AND (${f.category ?? null}::text IS NULL OR ${verdictCategorySql('ir')} = ${f.category ?? null}::text)
       AND (${f.difficulty ?? null}::text IS NULL OR ir.difficulty = ${f.difficulty ?? null}::text)
       AND (${f.dbId ?? null}::text IS NULL OR di.db_id = ${f.dbId ?? null}::text)
       AND (${f.q ?? null}::text IS NULL OR strpos(lower(di.question), lower(${f.q ?? null}::text)) > 0 OR strpos(lower(ir.item_id), lower(${f.q ?? null}::text)) > 0)`;
@@ -171,7 +175,8 @@ export class ReportRepository {
         SELECT ir.run_id AS "runId", ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId",
           di.db_id AS "dbId", di.question, ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql",
           ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd",
-          ir.latency_ms AS "latencyMs", ir.simulated, ir.metrics, ir.scorer, ir.parse_failed AS "parseFailed"
+          ir.latency_ms AS "latencyMs", ir.simulated, ir.metrics, ir.scorer, ir.parse_failed AS "parseFailed",
+          ${verdictCategorySql('ir')} AS category
         ${from} WHERE ${where}
         ORDER BY ${sortColumn} ${order} NULLS LAST, di.position, v.position
         LIMIT ${f.limit} OFFSET ${f.offset}`.execute(this.db),

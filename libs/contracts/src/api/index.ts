@@ -1,6 +1,7 @@
 export * from './common';
 export * from './datasets';
 export * from './runs';
+export * from './verdict';
 export * from './results';
 export * from './compare';
 export * from './exports';

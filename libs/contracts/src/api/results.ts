@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageSchema } from './common';
+import { verdictCategorySchema } from './verdict';
 
 /** Columns item results can be sorted by (an allow-list: anything else is a 400). */
 export const itemSortColumns = ['item_id', 'variant', 'correct', 'difficulty', 'cost_usd', 'latency_ms', 'input_tokens', 'output_tokens'] as const;
@@ -12,6 +13,8 @@ export const itemResultsQuerySchema = z.object({
   errored: booleanParam.optional(),
   /** Only items whose final answer held no SQL (`true`), or only the others (`false`). */
   parseFailed: booleanParam.optional(),
+  /** Only items of this verdict category. */
+  category: verdictCategorySchema.optional(),
   difficulty: z.string().min(1).optional(),
   dbId: z.string().min(1).optional(),
   /** Case-insensitive substring of the question or the item id. */
@@ -49,6 +52,8 @@ export const itemResultSchema = z.object({
    * counts it as not correct), and it is counted apart from a wrong SQL.
    */
   parseFailed: z.boolean(),
+  /** correct, wrong result, SQL that failed to execute, no SQL, or pipeline error: each counted apart (see verdictCategories). */
+  category: verdictCategorySchema,
 }).meta({ id: 'ItemResult' });
 export type ItemResultDto = z.infer<typeof itemResultSchema>;
 export const itemResultsPageSchema = pageSchema(itemResultSchema).meta({ id: 'ItemResultsPage' });

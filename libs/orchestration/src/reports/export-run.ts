@@ -2,18 +2,19 @@ import type { ExportFormat } from '@sqlsweep/contracts';
 import type { ExportRow, ReportRepository } from '@sqlsweep/db';
 import { birdPredictionFile, spiderPredictionFile, toCsv, toJsonl } from '../export';
 import { ReportQueryError } from './query-error';
+import { verdictCategory } from './verdict-category';
 
 export interface ExportFile { contentType: string; filename: string; body: string }
 
 const resultColumns = [
-  'variantId', 'variantLabel', 'itemId', 'dbId', 'difficulty', 'correct', 'scorer', 'errored', 'parseFailed', 'reason', 'predictedSql', 'goldSql',
+  'variantId', 'variantLabel', 'itemId', 'dbId', 'difficulty', 'correct', 'category', 'scorer', 'errored', 'parseFailed', 'reason', 'predictedSql', 'goldSql',
   'question', 'inputTokens', 'outputTokens', 'costUsd', 'latencyMs', 'simulated',
 ] as const;
 
 function resultRecord(r: ExportRow): Record<(typeof resultColumns)[number], string | number | boolean | null> {
   return {
     variantId: r.variantId, variantLabel: r.variantLabel, itemId: r.itemId, dbId: r.dbId, difficulty: r.difficulty,
-    correct: r.correct, scorer: r.scorer, errored: r.errored, parseFailed: r.parseFailed, reason: r.reason, predictedSql: r.predictedSql, goldSql: r.goldSql,
+    correct: r.correct, category: verdictCategory(r), scorer: r.scorer, errored: r.errored, parseFailed: r.parseFailed, reason: r.reason, predictedSql: r.predictedSql, goldSql: r.goldSql,
     question: r.question, inputTokens: r.inputTokens, outputTokens: r.outputTokens, costUsd: r.costUsd, latencyMs: r.latencyMs,
     simulated: r.simulated,
   };

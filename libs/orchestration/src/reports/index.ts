@@ -2,6 +2,7 @@
 // sweeps, exports), built here from ReportRepository so that both show the same numbers.
 export * from './query-error';
 export * from './views';
+export * from './verdict-category';
 export * from './leaderboard';
 export * from './item-detail';
 export * from './comparison';
