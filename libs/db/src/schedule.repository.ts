@@ -5,6 +5,8 @@ export interface ScheduleFire { schedule: string; firedAt: Date; cacheNamespace:
 /** One (variant, item) present in both runs: correct before (a) and now (b), and the scorer of each verdict. */
 export interface PairedItemRow { variantKey: string; label: string; itemId: string; a: boolean; b: boolean; scorerA: string | null; scorerB: string | null }
 export interface StageChangeRow { stage: string; compared: number; changed: number }
+/** One paired (variant, item) stage whose stored output differs between two runs. */
+export interface ChangedStageItemRow { stage: string; itemId: string; variantKey: string; label: string; previousVariantId: string; variantId: string }
 export interface ScheduledRunToCheck { runId: string; schedule: string; firedAt: Date; simulated: boolean }
 export interface PreviousScheduledRun { runId: string; firedAt: Date }
 export interface RegressionCheckRow {
@@ -110,6 +112,24 @@ export class ScheduleRepository {
       LEFT JOIN stage_results rb ON rb.stage_key = b.stage_key
       WHERE b.run_id = ${runId}
       GROUP BY b.stage ORDER BY b.stage`.execute(this.db);
+    return rows;
+  }
+
+  /**
+   * The paired (variant, item) stages whose stored outputs differ between the two runs (the rows `stageChanges`
+   * counts), in stage then item order, at most `limit`; with the variant of each night for links.
+   */
+  async changedStageItems(previousRunId: string, runId: string, limit = 5000): Promise<ChangedStageItemRow[]> {
+    const { rows } = await sql<ChangedStageItemRow>`
+      SELECT b.stage, b.item_id AS "itemId", vb.variant_key AS "variantKey", vb.label, va.id AS "previousVariantId", vb.id AS "variantId"
+      FROM run_stages b
+      JOIN variants vb ON vb.id = b.variant_id
+      JOIN variants va ON va.run_id = ${previousRunId} AND va.variant_key = vb.variant_key
+      JOIN run_stages a ON a.run_id = ${previousRunId} AND a.variant_id = va.id AND a.item_id = b.item_id AND a.stage = b.stage
+      LEFT JOIN stage_results ra ON ra.stage_key = a.stage_key
+      LEFT JOIN stage_results rb ON rb.stage_key = b.stage_key
+      WHERE b.run_id = ${runId} AND ${answerOf(sql.ref('ra.output'))} IS DISTINCT FROM ${answerOf(sql.ref('rb.output'))}
+      ORDER BY b.stage, b.item_id, vb.position LIMIT ${limit}`.execute(this.db);
     return rows;
   }
 
