@@ -11,6 +11,7 @@ export * from './llm-cache.repository';
 export * from './schedule.repository';
 export * from './report.repository';
 export * from './verdict-category-sql';
+export * from './run-insight.repository';
 export * from './retrieval-curve.repository';
 export * from './api-metrics.repository';
 export * from './unreachable';

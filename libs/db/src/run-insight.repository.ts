@@ -1,0 +1,99 @@
+import { sql } from 'kysely';
+import type { Db } from './connection';
+import { verdictCategorySql } from './verdict-category-sql';
+
+/** One stage kind of a run: what it planned, what the run paid for, and what stage reuse and the response cache saved. */
+export interface StageCostRow {
+  stage: string;
+  planned: number;
+  done: number;
+  /** Results this run computed and paid for. */
+  paidStages: number; paidCalls: number; inputTokens: number; outputTokens: number; costUsd: number;
+  /** Results this run took from the LLM response cache: it paid nothing; `cacheSavedUsd` is what those calls cost. */
+  cacheStages: number; cacheSavedUsd: number; cacheInputTokens: number; cacheOutputTokens: number;
+  /** Results stored by other runs (stage reuse by key): nothing ran; `reusedSavedUsd` is what they cost their runs. */
+  reusedStages: number; reusedCalls: number; reusedSavedUsd: number;
+}
+
+export interface RunEstimateRow {
+  llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number; cacheNamespace: string;
+}
+
+export interface CategoryCountRow { variantId: string; category: string; n: number }
+
+export interface ItemOutcomeRow { variantId: string; itemId: string; correct: boolean }
+
+/** One stage kind's progress and how many of its results this run computed since `windowStart` (for a rate). */
+export interface StageRateRow { stage: string; planned: number; done: number; failed: number; inWindow: number }
+export interface CompletionRates { stages: StageRateRow[]; windowStart: Date; now: Date }
+
+/**
+ * Reads for the run page's cost, reuse, verdict categories, paired outcomes and completion rate. No writes; every
+ * value is a bound parameter.
+ */
+export class RunInsightRepository {
+  constructor(private readonly db: Db) {}
+
+  async stageCosts(runId: string): Promise<StageCostRow[]> {
+    const { rows } = await sql<StageCostRow>`
+      WITH keys AS (SELECT DISTINCT stage, stage_key FROM run_stages WHERE run_id = ${runId})
+      SELECT k.stage, count(*)::int AS planned, count(r.stage_key)::int AS done,
+        count(*) FILTER (WHERE r.run_id = ${runId} AND NOT r.reused)::int AS "paidStages",
+        count(*) FILTER (WHERE r.run_id = ${runId} AND NOT r.reused AND r.input_tokens > 0)::int AS "paidCalls",
+        coalesce(sum(r.input_tokens) FILTER (WHERE r.run_id = ${runId} AND NOT r.reused), 0)::float8 AS "inputTokens",
+        coalesce(sum(r.output_tokens) FILTER (WHERE r.run_id = ${runId} AND NOT r.reused), 0)::float8 AS "outputTokens",
+        coalesce(sum(r.cost_usd) FILTER (WHERE r.run_id = ${runId} AND NOT r.reused), 0)::float8 AS "costUsd",
+        count(*) FILTER (WHERE r.run_id = ${runId} AND r.reused)::int AS "cacheStages",
+        coalesce(sum(r.cost_usd) FILTER (WHERE r.run_id = ${runId} AND r.reused), 0)::float8 AS "cacheSavedUsd",
+        coalesce(sum(r.input_tokens) FILTER (WHERE r.run_id = ${runId} AND r.reused), 0)::float8 AS "cacheInputTokens",
+        coalesce(sum(r.output_tokens) FILTER (WHERE r.run_id = ${runId} AND r.reused), 0)::float8 AS "cacheOutputTokens",
+        count(*) FILTER (WHERE r.stage_key IS NOT NULL AND r.run_id IS DISTINCT FROM ${runId})::int AS "reusedStages",
+        count(*) FILTER (WHERE r.stage_key IS NOT NULL AND r.run_id IS DISTINCT FROM ${runId} AND r.input_tokens > 0)::int AS "reusedCalls",
+        coalesce(sum(r.cost_usd) FILTER (WHERE r.run_id IS DISTINCT FROM ${runId}), 0)::float8 AS "reusedSavedUsd"
+      FROM keys k LEFT JOIN stage_results r ON r.stage_key = k.stage_key
+      GROUP BY k.stage ORDER BY k.stage`.execute(this.db);
+    return rows;
+  }
+
+  async estimate(runId: string): Promise<RunEstimateRow | undefined> {
+    const { rows } = await sql<RunEstimateRow>`
+      SELECT estimated_llm_calls AS "llmCalls", estimated_input_tokens::float8 AS "inputTokens", estimated_output_tokens::float8 AS "outputTokens",
+        estimated_cost_usd::float8 AS "costUsd", cache_namespace AS "cacheNamespace"
+      FROM runs WHERE id = ${runId}`.execute(this.db);
+    return rows[0];
+  }
+
+  /** Item results per variant and verdict category (verdictCategorySql). */
+  async categoryCounts(runId: string): Promise<CategoryCountRow[]> {
+    const { rows } = await sql<CategoryCountRow>`
+      SELECT variant_id AS "variantId", ${verdictCategorySql('ir')} AS category, count(*)::int AS n
+      FROM item_results ir WHERE ir.run_id = ${runId} GROUP BY 1, 2`.execute(this.db);
+    return rows;
+  }
+
+  /** Every scored item of the run under every variant (what paired tests between the run's variants read). */
+  async itemOutcomes(runId: string): Promise<ItemOutcomeRow[]> {
+    const { rows } = await sql<ItemOutcomeRow>`
+      SELECT variant_id AS "variantId", item_id AS "itemId", correct FROM item_results WHERE run_id = ${runId}`.execute(this.db);
+    return rows;
+  }
+
+  /**
+   * Per stage kind: distinct keys planned, with a result, failed (without a result), and results this run computed in
+   * the last `windowS` seconds (or since it started, if that is more recent): what an ETA from the observed rate needs.
+   */
+  async completionRates(runId: string, windowS: number): Promise<CompletionRates> {
+    const { rows } = await sql<StageRateRow & { windowStart: Date; now: Date }>`
+      WITH w AS (SELECT greatest(created_at, now() - make_interval(secs => ${windowS})) AS start, now() AS now FROM runs WHERE id = ${runId}),
+      keys AS (SELECT DISTINCT stage, stage_key FROM run_stages WHERE run_id = ${runId})
+      SELECT k.stage, count(*)::int AS planned, count(r.stage_key)::int AS done,
+        count(*) FILTER (WHERE r.stage_key IS NULL AND EXISTS (SELECT 1 FROM stage_failures f WHERE f.run_id = ${runId} AND f.stage_key = k.stage_key))::int AS failed,
+        count(*) FILTER (WHERE r.run_id = ${runId} AND r.created_at >= w.start)::int AS "inWindow",
+        w.start AS "windowStart", w.now
+      FROM keys k CROSS JOIN w LEFT JOIN stage_results r ON r.stage_key = k.stage_key
+      GROUP BY k.stage, w.start, w.now ORDER BY k.stage`.execute(this.db);
+    const { rows: [w] } = await sql<{ windowStart: Date; now: Date }>`
+      SELECT greatest(created_at, now() - make_interval(secs => ${windowS})) AS "windowStart", now() AS now FROM runs WHERE id = ${runId}`.execute(this.db);
+    return { stages: rows.map(({ windowStart: _s, now: _n, ...r }) => r), windowStart: w?.windowStart ?? new Date(), now: w?.now ?? new Date() };
+  }
+}
