@@ -74,7 +74,13 @@ export const workerEnvSchema = commonEnvSchema.extend({
     .default(workerRoles.join(','))
     .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
     .pipe(z.array(z.enum(workerRoles)).min(1, 'name at least one role')),
-  SQLSWEEP_LLM_CONCURRENCY: intFromString(1).default(16),
+  /**
+   * LLM jobs one worker process holds at once. `auto` (the default) sizes it by Little's law to keep the models'
+   * limits busy: the calls per second the shared budget admits (the binding limit, this process's share of it) x the
+   * time a job holds its slot per call, x 1.5, from 16 up to SQLSWEEP_LLM_CONCURRENCY_MAX. A number fixes it.
+   */
+  SQLSWEEP_LLM_CONCURRENCY: z.union([z.literal('auto'), intFromString(1)]).default('auto'),
+  SQLSWEEP_LLM_CONCURRENCY_MAX: intFromString(1).default(512),
   SQLSWEEP_SQL_CONCURRENCY: intFromString(1).default(8),
   SQLSWEEP_RETRIEVAL_CONCURRENCY: intFromString(1).default(1),
   /**
