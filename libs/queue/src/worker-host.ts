@@ -71,6 +71,12 @@ export class WorkerHost {
     }
   }
 
+  /** Changes how many jobs of `queue` this host runs at once, effective from its next fetch (adaptive concurrency). */
+  setConcurrency(queue: string, concurrency: number): void {
+    const worker = this.workers.find((w) => w.name === queue);
+    if (worker && worker.concurrency !== concurrency) worker.concurrency = concurrency;
+  }
+
   /** Finishes active jobs, then disconnects (SIGTERM path). */
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.close()));
