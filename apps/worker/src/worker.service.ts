@@ -5,7 +5,7 @@ import { createDatasetFileStore, createDb, DatasetRepository, LlmCacheRepository
 import { ReplicaMaterializer } from '@sqlsweep/datasets';
 import { Advancer, Reconciler } from '@sqlsweep/orchestration';
 import { Pool } from 'pg';
-import { DEFAULT_CLAIM_TTL_MS, LlmClient, loadModelCatalog, RedisRateBudget } from '@sqlsweep/llm';
+import { DEFAULT_CLAIM_TTL_MS, LlmClient, llmBudgetPrefix, loadModelCatalog, ModelCallers, RedisRateBudget } from '@sqlsweep/llm';
 import { createRedisConnection, QueueClient, WorkerHost, type Job, type JobHandlers } from '@sqlsweep/queue';
 import { SandboxPool } from '@sqlsweep/sql-sandbox';
 import { stageFaultsFromEnv, stageFaultsWarning } from '@sqlsweep/pipelines';
@@ -13,6 +13,7 @@ import pino from 'pino';
 import { StageRunner } from './stage-runner';
 import { buildSchemaIndexJob } from './index-builder';
 import { LlmBatchRunner } from './llm-batch';
+import { AdaptiveLlmConcurrency, AUTO_LLM_HEADROOM, AUTO_MIN_LLM_CONCURRENCY } from './llm-concurrency';
 import { WorkerRetrieval } from './stage-services';
 
 export const WORKER_ENV = Symbol('WORKER_ENV');
@@ -42,6 +43,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private files?: DatasetFileStore;
   private llm?: LlmClient;
   private retrieval?: WorkerRetrieval;
+  private llmConcurrency?: AdaptiveLlmConcurrency;
 
   constructor(
     @Inject(WORKER_ENV) private readonly env: AppEnv<'worker'>,
@@ -60,11 +62,19 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     this.budgetRedis = createRedisConnection(env.REDIS_URL, warnings);
     this.cachePool = new Pool({ connectionString: env.DATABASE_URL, max: 2 });
     warnConnectionErrors(this.cachePool, warnings);
+    const auto = env.SQLSWEEP_LLM_CONCURRENCY === 'auto' && env.SQLSWEEP_ROLES.includes('llm');
+    const llmConcurrency = auto ? (this.llmConcurrency = new AdaptiveLlmConcurrency({
+      callers: new ModelCallers(this.budgetRedis, llmBudgetPrefix(env.SQLSWEEP_QUEUE_PREFIX)),
+      bounds: { min: Math.min(AUTO_MIN_LLM_CONCURRENCY, env.SQLSWEEP_LLM_CONCURRENCY_MAX), max: env.SQLSWEEP_LLM_CONCURRENCY_MAX, headroom: AUTO_LLM_HEADROOM },
+      apply: (n) => this.host?.setConcurrency('stage-llm', n),
+      log: (obj, msg) => this.log.info(obj, msg),
+    })) : undefined;
     const llm = (this.llm = new LlmClient({
       catalog: loadModelCatalog(env.SQLSWEEP_MODELS_FILE),
       env: this.providerEnv,
       cache: new LlmCacheRepository(this.cachePool),
-      budget: new RedisRateBudget({ redis: this.budgetRedis, keyPrefix: `${env.SQLSWEEP_QUEUE_PREFIX}:llm-budget` }),
+      budget: new RedisRateBudget({ redis: this.budgetRedis, keyPrefix: llmBudgetPrefix(env.SQLSWEEP_QUEUE_PREFIX) }),
+      ...(llmConcurrency ? { onCall: llmConcurrency.observeCall } : {}),
       // A dead worker's claims lapse no later than its job locks: its jobs resume as soon as BullMQ hands them on.
       claims: { ttlMs: env.SQLSWEEP_LLM_CLAIM_TTL_MS ?? Math.min(DEFAULT_CLAIM_TTL_MS, env.SQLSWEEP_JOB_LOCK_MS) },
       logger: (obj) => ('severity' in obj ? this.log.warn(obj, 'llm') : this.log.debug(obj, 'llm call')),
@@ -86,7 +96,8 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       log: (obj, msg) => this.log.info(obj, msg),
       ...(faultWarning ? { faults } : {}),
     });
-    const concurrency = { llm: env.SQLSWEEP_LLM_CONCURRENCY, sql: env.SQLSWEEP_SQL_CONCURRENCY, retrieval: env.SQLSWEEP_RETRIEVAL_CONCURRENCY };
+    const llmSlots = env.SQLSWEEP_LLM_CONCURRENCY === 'auto' ? (llmConcurrency?.concurrency ?? AUTO_MIN_LLM_CONCURRENCY) : env.SQLSWEEP_LLM_CONCURRENCY;
+    const concurrency = { llm: llmSlots, sql: env.SQLSWEEP_SQL_CONCURRENCY, retrieval: env.SQLSWEEP_RETRIEVAL_CONCURRENCY };
     const queues = Object.fromEntries(env.SQLSWEEP_ROLES.map((role) => [`stage-${role}`, concurrency[role]]));
     this.host = new WorkerHost({
       redisUrl: env.REDIS_URL, prefix: env.SQLSWEEP_QUEUE_PREFIX, queues, maxActive: env.SQLSWEEP_MAX_ACTIVE_JOBS, lockDurationMs: env.SQLSWEEP_JOB_LOCK_MS, warnings,
@@ -101,11 +112,12 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const retrieval = this.retrieval;
     const batches = new LlmBatchRunner({ runner, llm, stages: new StageRepository(this.db), pollMs: env.SQLSWEEP_BATCH_POLL_MS });
     const handlers: JobHandlers<'stage.llm' | 'stage.sql' | 'stage.retrieval' | 'index.build' | 'llm.batch'> = {
-      'stage.llm': stage, 'stage.sql': stage, 'stage.retrieval': stage,
+      'stage.llm': llmConcurrency ? llmConcurrency.timed(stage) : stage, 'stage.sql': stage, 'stage.retrieval': stage,
       'index.build': (p) => buildSchemaIndexJob(p, { datasets, retrieval }),
       'llm.batch': (p, job, token) => batches.run(p, job, token),
     };
     this.host.start(handlers);
+    llmConcurrency?.start();
     this.reconciler = new Reconciler({ runs, advancer }, {
       redisUrl: env.REDIS_URL, queuePrefix: env.SQLSWEEP_QUEUE_PREFIX, intervalMs: env.SQLSWEEP_RECONCILE_MS, log: (obj, msg) => this.log.info(obj, msg),
     });
@@ -116,6 +128,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationShutdown(signal?: string): Promise<void> {
     this.log.info({ signal }, 'worker stopping: finishing active jobs');
     await this.reconciler?.stop();
+    await this.llmConcurrency?.stop();
     await this.host?.close();
     await this.sandbox?.close();
     await this.retrieval?.close();

@@ -111,6 +111,8 @@ export const workerEnvSchema = commonEnvSchema.extend({
 export const orchestratorEnvSchema = commonEnvSchema.extend({
   PORT: intFromString(0).default(3000),
   SQLSWEEP_API_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  /** A token that may read (GET) but never change state: the dashboard shows its actions disabled, saying why. */
+  SQLSWEEP_READ_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   /** Lets every read (GET: traces, items, gold SQL, exports, /queues) through without the token; health and metrics always are. */
   SQLSWEEP_OPEN_READS: flag.default(false),
   /** Named nightly schedules (cron, timezone, sweep); reconciled into BullMQ job schedulers at start-up. */

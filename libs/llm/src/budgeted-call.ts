@@ -3,6 +3,7 @@ import { apiModelOf, type ModelResolver, type ResolvedModel } from './model-reso
 import { costUsd } from './pricing';
 import { rateLimitObservation } from './providers/http-headers';
 import type { ProviderResult, RateLimitObservation } from './providers/provider';
+import type { LlmCallObservation } from './call-pace';
 import { admissionCharge, budgetLimits, settledCharge } from './rate-accounting';
 import type { BudgetLease, RateBudget } from './rate-budget';
 import { estimateTokens } from './tokens';
@@ -22,6 +23,8 @@ export class BudgetedCaller {
     private readonly models: ModelResolver,
     private readonly budget: RateBudget | undefined,
     private readonly log: (obj: object) => void,
+    /** Every call the provider answered: its charge, budget wait and latency (what sizes the LLM concurrency). */
+    private readonly onCall?: (o: LlmCallObservation) => void,
   ) {}
 
   async call(m: ResolvedModel, req: LlmRequest, maxTokens: number): Promise<LlmResponse> {
@@ -64,6 +67,7 @@ export class BudgetedCaller {
       throw error;
     }
     const latencyMs = Date.now() - started;
+    this.onCall?.({ model: m.name, limits: budgetLimits(m.config.limits), inputTokens: charge.inputTokens, outputTokens: charge.outputTokens, waitedMs: lease?.waitedMs ?? 0, latencyMs });
     if (budget && lease) {
       await budget.settle(lease, settledCharge(m.config.limits, maxTokens, result.usage));
       await this.learnLimits(budget, m, result.rateLimit);

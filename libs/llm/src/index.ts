@@ -10,3 +10,5 @@ export { responseCacheKey, type ResponseCacheStore, type CachedLlmResponse, type
 export { isBatchCapable, type LlmProvider, type BatchCapableProvider, type BatchCall, type ProviderBatchStatus, type ProviderBatchResult, type ProviderCall, type ProviderResult, type RateLimitObservation } from './providers/provider';
 export { DEFAULT_CLAIM_TTL_MS } from './claim-keeper';
 export { ModelPauses, llmBudgetPrefix, type ModelPause } from './model-pauses';
+export { LlmCallPace, admittedCallsPerSecond, type LlmCallObservation, type ConcurrencyBounds, type ModelPace } from './call-pace';
+export { ModelCallers } from './model-callers';

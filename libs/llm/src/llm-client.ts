@@ -1,5 +1,6 @@
 import { LlmBatches, type LlmBatchItemResult, type LlmBatchJob } from './batches';
 import { BudgetedCaller } from './budgeted-call';
+import type { LlmCallObservation } from './call-pace';
 import type { ModelCatalog } from './model-catalog';
 import { apiModelOf, ModelResolver } from './model-resolution';
 import { costUsd } from './pricing';
@@ -25,6 +26,8 @@ export interface LlmClientOptions {
    * owner renews it, every `renewEveryMs` (default a fifth of the TTL). `owner` names this client (default: host/pid/random).
    */
   claims?: { ttlMs?: number; renewEveryMs?: number; owner?: string };
+  /** Every call a provider answered, with its budget charge, wait and latency (see LlmCallPace). */
+  onCall?: (o: LlmCallObservation) => void;
   /** Backoff of cache puts retried while the store is unreachable (defaults 250 ms doubling to 2 s). */
   keptRetry?: { firstMs?: number; maxMs?: number };
 }
@@ -43,7 +46,7 @@ export class LlmClient {
   constructor(opts: LlmClientOptions) {
     const log = (obj: object) => opts.logger?.(obj);
     this.models = new ModelResolver(opts.catalog, opts.env);
-    this.caller = new BudgetedCaller(this.models, opts.budget, log);
+    this.caller = new BudgetedCaller(this.models, opts.budget, log, opts.onCall);
     this.flights = new SingleFlightCalls({ cache: opts.cache, call: (m, req, maxTokens) => this.caller.call(m, req, maxTokens), log, claims: opts.claims, keptRetry: opts.keptRetry });
     this.batches = new LlmBatches({ models: this.models, cache: opts.cache, kept: this.flights.kept, log });
   }

@@ -3,7 +3,7 @@ import { datasetItemsPageSchema, datasetItemsQuerySchema, datasetVersionSchema }
 import { pageQuerySchema } from './common';
 import {
   cancelRunResponseSchema, createRunBodySchema, createRunResponseSchema, listRunsQuerySchema, resumeRunResponseSchema,
-  runDetailSchema, runSummarySchema, sweepDetailSchema, sweepSummarySchema, variantSchema, leaderboardRowSchema,
+  runDetailSchema, runSummarySchema, runCostSchema, accessSchema, rerunBodySchema, sweepDetailSchema, sweepSummarySchema, variantSchema, leaderboardRowSchema,
 } from './runs';
 import { itemDetailSchema, itemResultsPageSchema, itemResultsQuerySchema, itemTablesSchema, stageTraceSchema } from './results';
 import { compareQuerySchema, comparisonSchema, costAccuracySchema, paramSweepQuerySchema, paramSweepSchema } from './compare';
@@ -35,6 +35,9 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'get', path: '/runs/{runId}', summary: 'Run status: progress per stage, cost so far, time left, leaderboard', response: runDetailSchema, changesState: false },
   { method: 'post', path: '/runs/{runId}/cancel', summary: 'Cancel a running run and take its waiting jobs off the queues', response: cancelRunResponseSchema, changesState: true },
   { method: 'post', path: '/runs/{runId}/resume', summary: 'Re-enqueue whatever a run still needs', response: resumeRunResponseSchema, changesState: true },
+  { method: 'post', path: '/runs/{runId}/rerun', summary: 'Start the run\'s sweep again under a new cache namespace (or plan only with dryRun)', body: rerunBodySchema, response: createRunResponseSchema, changesState: true },
+  { method: 'get', path: '/runs/{runId}/cost', summary: 'Estimate against spend, per stage kind, and what stage reuse and the response cache saved', response: runCostSchema, changesState: false },
+  { method: 'get', path: '/access', summary: 'What the presented token may do (read, write) and why not', response: accessSchema, changesState: false },
   { method: 'get', path: '/runs/{runId}/variants', summary: 'Variants of a run', response: z.array(variantSchema), changesState: false },
   { method: 'get', path: '/runs/{runId}/leaderboard', summary: 'Leaderboard of a run', response: z.array(leaderboardRowSchema), changesState: false },
   { method: 'get', path: '/runs/{runId}/items', summary: 'Item results: filter, sort, page', query: itemResultsQuerySchema, response: itemResultsPageSchema, changesState: false },

@@ -4,6 +4,7 @@ export * from './query-error';
 export * from './views';
 export * from './verdict-category';
 export * from './leaderboard';
+export * from './run-cost';
 export * from './item-detail';
 export * from './comparison';
 export * from './pareto';

@@ -1,0 +1,166 @@
+import type { BudgetLimits } from './rate-accounting';
+
+/** One call a provider answered, as the shared budget saw it. */
+export interface LlmCallObservation {
+  model: string;
+  /** The limits the budget admitted it under. */
+  limits: BudgetLimits;
+  /** Charged at admission against the (single or input) token limit and the output limit. */
+  inputTokens: number;
+  outputTokens: number;
+  /** Time spent waiting for the budget to admit it. */
+  waitedMs: number;
+  /** Time the provider took to answer. */
+  latencyMs: number;
+}
+
+export interface ConcurrencyBounds {
+  /** The fewest jobs held at once (also the value before any call was seen). */
+  min: number;
+  max: number;
+  /** Factor over Little's law: covers latency spread and the calls waiting at the budget, ready to go. */
+  headroom: number;
+}
+
+export interface ModelPace {
+  model: string;
+  /** Calls per second the model's limits admit at the calls' mean charge, this process's share of them. */
+  admittedPerSecond: number;
+  /** Calls per second answered here over the window. */
+  answeredPerSecond: number;
+  meanLatencyMs: number;
+  /** Milliseconds a job slot is held per call, not counting the wait for the budget (at least the call's latency). */
+  holdMsPerCall: number;
+  /** Little's law: admittedPerSecond x holdMsPerCall, no more than the model's concurrency limit (this share of it). */
+  inFlight: number;
+}
+
+/** The share of a budget's limits it leaves unused (RedisRateBudget's default headroom). */
+const BUDGET_HEADROOM = 0.02;
+
+/**
+ * Calls per second a model's limits admit for calls of the given mean charge: the binding one of its request limit,
+ * its (single or input) token limit and its output token limit, less the budget's headroom.
+ */
+export function admittedCallsPerSecond(limits: BudgetLimits, meanCharge: { inputTokens: number; outputTokens: number }, headroom = BUDGET_HEADROOM): number {
+  const perMinute = Math.min(
+    limits.rpm,
+    meanCharge.inputTokens > 0 ? limits.inputTpm / meanCharge.inputTokens : Infinity,
+    meanCharge.outputTokens > 0 ? limits.outputTpm / meanCharge.outputTokens : Infinity,
+  );
+  return (perMinute * (1 - headroom)) / 60;
+}
+
+interface Bucket { second: number; calls: number; inputTokens: number; outputTokens: number; waitedMs: number; latencyMs: number; jobs: number; jobMs: number }
+
+/** One model's calls and jobs in one-second buckets over the window. */
+class ModelWindow {
+  limits?: BudgetLimits;
+  private readonly buckets: Bucket[] = [];
+
+  constructor(private readonly windowS: number) {}
+
+  private bucket(now: number): Bucket {
+    const second = Math.floor(now / 1000);
+    let last = this.buckets.at(-1);
+    if (!last || last.second !== second) {
+      last = { second, calls: 0, inputTokens: 0, outputTokens: 0, waitedMs: 0, latencyMs: 0, jobs: 0, jobMs: 0 };
+      this.buckets.push(last);
+    }
+    this.prune(now);
+    return last;
+  }
+
+  prune(now: number): void {
+    const oldest = Math.floor(now / 1000) - this.windowS;
+    while (this.buckets.length && this.buckets[0].second <= oldest) this.buckets.shift();
+  }
+
+  call(o: LlmCallObservation, now: number): void {
+    this.limits = o.limits;
+    const b = this.bucket(now);
+    b.calls++;
+    b.inputTokens += o.inputTokens;
+    b.outputTokens += o.outputTokens;
+    b.waitedMs += o.waitedMs;
+    b.latencyMs += o.latencyMs;
+  }
+
+  job(durationMs: number, now: number): void {
+    const b = this.bucket(now);
+    b.jobs++;
+    b.jobMs += durationMs;
+  }
+
+  sums(now: number): Omit<Bucket, 'second'> & { spanS: number } {
+    this.prune(now);
+    const s = { calls: 0, inputTokens: 0, outputTokens: 0, waitedMs: 0, latencyMs: 0, jobs: 0, jobMs: 0 };
+    for (const b of this.buckets) for (const k of Object.keys(s) as (keyof typeof s)[]) s[k] += b[k];
+    const first = this.buckets[0]?.second ?? Math.floor(now / 1000);
+    return { ...s, spanS: Math.max(1, now / 1000 - first) };
+  }
+}
+
+/**
+ * How many LLM jobs a process should hold at once to keep its models' limits busy, by Little's law: the calls per
+ * second the shared budget admits (the binding limit at the calls' observed mean charge, divided among the processes
+ * calling the model) times the time a job holds its slot per call (observed, the budget wait left out: waiting for
+ * the budget is the limit binding, not a reason for more jobs). Latency rises, the concurrency rises with it; the
+ * limit, not a fixed concurrency, bounds the calls.
+ */
+export class LlmCallPace {
+  private readonly windows = new Map<string, ModelWindow>();
+  private readonly windowS: number;
+  private readonly now: () => number;
+
+  constructor(opts: { windowMs?: number; now?: () => number } = {}) {
+    this.windowS = Math.max(1, Math.round((opts.windowMs ?? 30_000) / 1000));
+    this.now = opts.now ?? Date.now;
+  }
+
+  private window(model: string): ModelWindow {
+    let w = this.windows.get(model);
+    if (!w) {
+      w = new ModelWindow(this.windowS);
+      this.windows.set(model, w);
+    }
+    return w;
+  }
+
+  /** A call the provider answered (feed it LlmClient's `onCall`). */
+  observeCall(o: LlmCallObservation): void {
+    this.window(o.model).call(o, this.now());
+  }
+
+  /** A job of the model that held a slot for `durationMs` (budget wait, call, load and commit), whether it called or not. */
+  observeJob(model: string, durationMs: number): void {
+    this.window(model).job(durationMs, this.now());
+  }
+
+  /** The models with calls in the window. */
+  activeModels(): string[] {
+    const now = this.now();
+    return [...this.windows].filter(([, w]) => w.sums(now).calls > 0).map(([m]) => m);
+  }
+
+  /** The model's pace over the window, for this process's share (`sharers` processes calling it); undefined without calls. */
+  pace(model: string, sharers = 1): ModelPace | undefined {
+    const w = this.windows.get(model);
+    const now = this.now();
+    const s = w?.sums(now);
+    if (!w?.limits || !s || s.calls === 0) return undefined;
+    const share = Math.max(1, sharers);
+    const admittedPerSecond = admittedCallsPerSecond(w.limits, { inputTokens: s.inputTokens / s.calls, outputTokens: s.outputTokens / s.calls }) / share;
+    const meanLatencyMs = s.latencyMs / s.calls;
+    const holdMsPerCall = Math.max(meanLatencyMs, s.jobs > 0 ? (s.jobMs - s.waitedMs) / s.calls : 0);
+    const inFlight = Math.min(w.limits.concurrency / share, (admittedPerSecond * holdMsPerCall) / 1000);
+    return { model, admittedPerSecond, answeredPerSecond: s.calls / s.spanS, meanLatencyMs, holdMsPerCall, inFlight };
+  }
+
+  /** Jobs to hold at once: the models' Little's-law figures summed, times the headroom, within the bounds. */
+  concurrency(bounds: ConcurrencyBounds, sharers: ReadonlyMap<string, number> = new Map()): { concurrency: number; models: ModelPace[] } {
+    const models = this.activeModels().map((m) => this.pace(m, sharers.get(m) ?? 1)).filter((p): p is ModelPace => !!p);
+    const needed = Math.ceil(models.reduce((n, p) => n + p.inFlight, 0) * bounds.headroom);
+    return { concurrency: Math.max(bounds.min, Math.min(bounds.max, needed)), models };
+  }
+}
