@@ -8,7 +8,7 @@ import {
   cancelRun, costAccuracy, exportRun, leaderboard, runDetail, runParamSweep, runSummaryDto, variantDto, type OrchestratorCore, type PlanThread,
 } from '@sqlsweep/orchestration';
 import { BearerGuard, OpenRead } from './bearer.guard';
-import { uuidParam } from './params';
+import { resolveRunId } from './params';
 import { ApiRequestError, parseRequest } from './request-error';
 import { ORCHESTRATOR_CORE, PLAN_THREAD, REPORTS } from './tokens';
 
@@ -96,8 +96,9 @@ export class RunsController {
     res.send(file.body);
   }
 
+  /** The run of a path's id, full or short (a unique prefix). */
   private async requireRun(runId: string) {
-    const run = await this.reports.run(uuidParam(runId, 'runId'));
+    const run = await this.reports.run(await resolveRunId(this.core.db, runId));
     if (!run) throw new NotFoundException(`no run ${runId}`);
     return run;
   }

@@ -16,3 +16,4 @@ export * from './retrieval-curve.repository';
 export * from './api-metrics.repository';
 export * from './unreachable';
 export * from './query-rows';
+export * from './item-matrix.repository';

@@ -1,6 +1,8 @@
 import { BadRequestException, Controller, Get, Inject, NotFoundException, Param, Query, ServiceUnavailableException, UseGuards } from '@nestjs/common';
-import { nextFireAt, type ScheduleService } from '@sqlsweep/orchestration';
+import { nextFireAt, regressionDetail, type OrchestratorCore, type ScheduleService } from '@sqlsweep/orchestration';
 import { BearerGuard } from '../bearer.guard';
+import { resolveRunId } from '../params';
+import { ORCHESTRATOR_CORE } from '../tokens';
 import { SchedulesHost } from './schedules.host';
 
 const limitOf = (raw: string | undefined, fallback: number): number => {
@@ -14,7 +16,10 @@ const limitOf = (raw: string | undefined, fallback: number): number => {
 @Controller()
 @UseGuards(BearerGuard)
 export class SchedulesController {
-  constructor(@Inject(SchedulesHost) private readonly host: SchedulesHost) {}
+  constructor(
+    @Inject(SchedulesHost) private readonly host: SchedulesHost,
+    @Inject(ORCHESTRATOR_CORE) private readonly core: OrchestratorCore,
+  ) {}
 
   private service(): ScheduleService {
     const s = this.host.schedules;
@@ -36,6 +41,17 @@ export class SchedulesController {
     const service = this.service();
     if (!(name in service.schedules)) throw new NotFoundException(`no schedule "${name}"`);
     return service.repository.scheduleRuns(name, limitOf(limit, 100));
+  }
+
+  /** What the regression check of one scheduled run found: flipped items per variant, changed items per stage. */
+  @Get('schedules/:name/runs/:runId/check')
+  async check(@Param('name') name: string, @Param('runId') runId: string) {
+    const service = this.service();
+    if (!(name in service.schedules)) throw new NotFoundException(`no schedule "${name}"`);
+    const id = await resolveRunId(this.core.db, runId);
+    const detail = await regressionDetail(service.repository, this.core.reports, id);
+    if (!detail || detail.schedule !== name) throw new NotFoundException(`schedule "${name}" has no checked run ${runId}`);
+    return detail;
   }
 
   @Get('alerts')

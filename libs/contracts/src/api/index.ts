@@ -7,3 +7,4 @@ export * from './compare';
 export * from './exports';
 export * from './routes';
 export * from './models';
+export * from './matrix';

@@ -8,6 +8,7 @@ import {
 import { itemDetailSchema, itemResultsPageSchema, itemResultsQuerySchema, itemTablesSchema, stageTraceSchema } from './results';
 import { compareQuerySchema, comparisonSchema, costAccuracySchema, paramSweepQuerySchema, paramSweepSchema } from './compare';
 import { exportQuerySchema } from './exports';
+import { itemMatrixQuerySchema, itemMatrixSchema } from './matrix';
 import { modelPauseSchema, modelResumeResponseSchema, pausedModelsQuerySchema } from './models';
 
 export interface ApiRoute {
@@ -41,6 +42,7 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'get', path: '/runs/{runId}/variants', summary: 'Variants of a run', response: z.array(variantSchema), changesState: false },
   { method: 'get', path: '/runs/{runId}/leaderboard', summary: 'Leaderboard of a run', response: z.array(leaderboardRowSchema), changesState: false },
   { method: 'get', path: '/runs/{runId}/items', summary: 'Item results: filter, sort, page', query: itemResultsQuerySchema, response: itemResultsPageSchema, changesState: false },
+  { method: 'get', path: '/runs/{runId}/matrix', summary: 'Items × variants: each cell a verdict category with the predicted SQL; modes all, failures, sql-errors, disagree; paged', query: itemMatrixQuerySchema, response: itemMatrixSchema, changesState: false },
   { method: 'get', path: '/runs/{runId}/items/{itemId}', summary: 'Item drill-down: gold, predictions and every stage', response: itemDetailSchema, changesState: false },
   { method: 'get', path: '/runs/{runId}/variants/{variantId}/items/{itemId}/stages', summary: 'Stage traces of one (variant, item)', response: z.array(stageTraceSchema), changesState: false },
   { method: 'get', path: '/runs/{runId}/variants/{variantId}/items/{itemId}/tables', summary: 'Gold and predicted result tables of one (variant, item), run in the sandbox', response: itemTablesSchema, changesState: false },
@@ -50,6 +52,7 @@ export const apiRoutes: ApiRoute[] = [
   // Nightly schedules (served by the schedules module); their rows are described loosely here.
   { method: 'get', path: '/schedules', summary: 'Schedules with their next fire time and last run', response: z.array(z.record(z.string(), z.unknown())), changesState: false },
   { method: 'get', path: '/schedules/{name}/runs', summary: 'Runs of one schedule over time with per-variant EX (trends)', query: z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() }), response: z.array(z.record(z.string(), z.unknown())), changesState: false },
+  { method: 'get', path: '/schedules/{name}/runs/{runId}/check', summary: 'The regression check of one scheduled run: per variant the flipped items, per changed stage the items whose output changed', response: z.record(z.string(), z.unknown()), changesState: false },
   { method: 'get', path: '/alerts', summary: 'Regression alerts, newest first', query: z.object({ schedule: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).optional() }), response: z.array(z.record(z.string(), z.unknown())), changesState: false },
   { method: 'get', path: '/models/paused', summary: 'Models paused because their provider said the quota or credit is spent, and why (with runId: those the run uses)', query: pausedModelsQuerySchema, response: z.array(modelPauseSchema), changesState: false },
   { method: 'post', path: '/models/{model}/resume', summary: 'Lift a model\'s quota pause: its waiting jobs go on (404 when it is not paused)', response: modelResumeResponseSchema, changesState: true },

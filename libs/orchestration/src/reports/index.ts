@@ -10,3 +10,4 @@ export * from './comparison';
 export * from './pareto';
 export * from './param-sweep';
 export * from './export-run';
+export * from './matrix';
