@@ -1,16 +1,17 @@
-import { Body, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, NotFoundException, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { AppEnv } from '@sqlsweep/config';
 import {
-  createRunBodySchema, exportQuerySchema, listRunsQuerySchema, paramSweepQuerySchema,
-  type CancelRunResponse, type CostAccuracyDto, type LeaderboardRowDto, type ParamSweepDto, type RunDetailDto, type RunSummaryDto, type VariantDto,
+  createRunBodySchema, exportQuerySchema, listRunsQuerySchema, paramSweepQuerySchema, rerunBodySchema,
+  type AccessDto, type CancelRunResponse, type RunCostDto, type CostAccuracyDto, type LeaderboardRowDto, type ParamSweepDto, type RunDetailDto, type RunSummaryDto, type VariantDto,
 } from '@sqlsweep/contracts';
 import type { ReportRepository } from '@sqlsweep/db';
 import {
-  cancelRun, costAccuracy, exportRun, leaderboard, runDetail, runParamSweep, runSummaryDto, variantDto, type OrchestratorCore, type PlanThread,
+  cancelRun, costAccuracy, exportRun, leaderboard, runCost, runDetail, runParamSweep, runSummaryDto, variantDto, type OrchestratorCore, type PlanThread,
 } from '@sqlsweep/orchestration';
-import { BearerGuard, OpenRead } from './bearer.guard';
+import { access, BearerGuard, bearerToken, OpenRead } from './bearer.guard';
 import { resolveRunId } from './params';
 import { ApiRequestError, parseRequest } from './request-error';
-import { ORCHESTRATOR_CORE, PLAN_THREAD, REPORTS } from './tokens';
+import { ORCHESTRATOR_CORE, ORCHESTRATOR_ENV, PLAN_THREAD, REPORTS } from './tokens';
 
 interface DownloadResponse { setHeader(name: string, value: string): void; send(body: string): void }
 
@@ -21,7 +22,15 @@ export class RunsController {
     @Inject(ORCHESTRATOR_CORE) private readonly core: OrchestratorCore,
     @Inject(REPORTS) private readonly reports: ReportRepository,
     @Inject(PLAN_THREAD) private readonly plans: PlanThread,
+    @Inject(ORCHESTRATOR_ENV) private readonly env: AppEnv<'orchestrator'>,
   ) {}
+
+  /** What the presented token may do; answered to anyone (it says nothing stored), so the dashboard can explain disabled actions. */
+  @Get('access')
+  @OpenRead()
+  access(@Headers('authorization') authorization: string | undefined): AccessDto {
+    return access(this.env, bearerToken(authorization));
+  }
 
   @Get('health')
   @OpenRead()
@@ -63,6 +72,26 @@ export class RunsController {
     if (run.status === 'cancelled') throw new ApiRequestError('path.runId', `run ${run.id} was cancelled; start a new run instead`);
     if (run.status === 'failed') throw new ApiRequestError('path.runId', `run ${run.id} failed (${run.failureReason}); start a new run instead`);
     return { runId: run.id, ...(await this.core.advancer.reconcile(run.id)) };
+  }
+
+  /** The run's sweep again, as stored, under a new cache namespace: its LLM stages call again, the rest is reused. */
+  @Post('runs/:runId/rerun')
+  @HttpCode(201)
+  async rerun(@Param('runId') runId: string, @Body() body: unknown) {
+    const b = parseRequest(rerunBodySchema, body ?? {}, 'body');
+    const run = await this.requireRun(runId);
+    const [sweep] = await this.reports.sweeps(1, 0, run.sweepId);
+    if (!sweep) throw new NotFoundException(`run ${run.id} has no stored sweep ${run.sweepId}`);
+    const cacheNamespace = b.cacheNamespace ?? `rerun-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const { runId: newRunId, summary } = await this.plans.createRun({
+      configText: JSON.stringify(sweep.config), source: `sweep ${sweep.name} (re-run of run ${run.id})`, overrides: { cacheNamespace }, dryRun: b.dryRun,
+    });
+    return b.dryRun ? { dryRun: true, cacheNamespace, ...summary } : { runId: newRunId, cacheNamespace, ...summary };
+  }
+
+  @Get('runs/:runId/cost')
+  async cost(@Param('runId') runId: string): Promise<RunCostDto> {
+    return runCost(this.reports, await this.requireRun(runId));
   }
 
   @Get('runs/:runId/variants')

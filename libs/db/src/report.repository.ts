@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './connection';
 import type { RunStatus } from './schema';
+import { RunInsightRepository } from './run-insight.repository';
 import { verdictCategorySql } from './verdict-category-sql';
 
 /** Sortable item-result columns, mapped to SQL; the API validates against the keys, this maps to fixed SQL. */
@@ -88,7 +89,12 @@ const runListSelect = sql`
  * both show. No writes. Every value reaches Postgres as a bound parameter.
  */
 export class ReportRepository {
-  constructor(private readonly db: Db) {}
+  /** The run page's cost, reuse, category and rate reads, over the same database. */
+  readonly insight: RunInsightRepository;
+
+  constructor(private readonly db: Db) {
+    this.insight = new RunInsightRepository(db);
+  }
 
   async sweeps(limit: number, offset: number, sweepId?: string) {
     const { rows } = await sql<{ id: string; name: string; source: string; configHash: string; config: unknown; createdAt: Date; runIds: string[] | null }>`

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { scalarSchema } from './common';
+import { verdictCategorySchema } from './verdict';
 
 /** 'running' ends in one of the others: 'done' (every item has a result, errored ones included), 'failed' (the run cannot proceed: `failureReason`), 'cancelled'. */
 export const runStatusSchema = z.enum(['running', 'done', 'failed', 'cancelled']);
@@ -67,6 +68,17 @@ export const leaderboardRowSchema = z.object({
   costPerCorrectUsd: z.number().nullable(),
   meanLatencyMs: z.number(),
   simulated: z.boolean(),
+  /** 95 % interval of `ex` (Wilson score interval over the variant's scored items), in percent. */
+  exInterval: z.object({ low: z.number(), high: z.number() }),
+  /**
+   * Against the best variant (the first row), over the items both scored: EX(this) − EX(best), its 95 % paired
+   * bootstrap interval and McNemar's p (the compare page's tests). Null on the best row itself.
+   */
+  vsBest: z.object({ delta: z.number(), low: z.number(), high: z.number(), pValue: z.number(), pairedItems: z.number().int() }).nullable(),
+  /** Not significantly different from the best (its interval against the best includes zero); true on the best row. */
+  tiedWithBest: z.boolean(),
+  /** Item results per verdict category: correct, wrong result, SQL that failed to execute, no SQL, pipeline error. */
+  categories: z.record(verdictCategorySchema, z.number().int()),
 }).meta({ id: 'LeaderboardRow' });
 export type LeaderboardRowDto = z.infer<typeof leaderboardRowSchema>;
 
@@ -77,10 +89,55 @@ export const runDetailSchema = z.object({
   itemsPlanned: z.number().int(),
   /** Spent by this run so far: LLM cost of the stage results it computed itself (reused results cost it nothing). */
   costSoFarUsd: z.number(),
-  /** Seconds left at the rate observed so far; null when nothing finished yet or the run is not running. */
+  /**
+   * Seconds left: per stage kind, the stage jobs left over the rate this run completed them at in the last minute
+   * (the slowest kind wins); null when nothing was completed in that window or the run is not running.
+   */
   etaSeconds: z.number().nullable(),
+  /** Distinct stage jobs planned and settled (with a result, or failed), over every stage kind. */
+  stagesPlanned: z.number().int(),
+  stagesSettled: z.number().int(),
+  /** The leaderboard covers only the items scored so far (the run is still running, or ended before scoring all). */
+  partial: z.boolean(),
   leaderboard: z.array(leaderboardRowSchema),
 }).meta({ id: 'RunDetail' });
+
+const spendSchema = z.object({ llmCalls: z.number().int(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() });
+
+/** What a run was estimated to cost, what it spent per stage kind, and what stage reuse and the response cache saved. */
+export const runCostSchema = z.object({
+  runId: z.string().uuid(),
+  status: runStatusSchema,
+  /** The planner's estimate for the stage jobs it had to run (after reuse), stored with the run. */
+  estimate: spendSchema,
+  /** What the run paid for so far: calls it made itself. */
+  spent: spendSchema,
+  /** Response-cache hits: answers this run took from the cache (it paid nothing; `savedUsd` is what the calls cost). */
+  cache: z.object({ calls: z.number().int(), inputTokens: z.number(), outputTokens: z.number(), savedUsd: z.number() }),
+  /** Stage reuse: results stored by other runs, taken by key (nothing ran; `savedUsd` is what they cost then). */
+  reuse: z.object({ stages: z.number().int(), calls: z.number().int(), savedUsd: z.number() }),
+  cacheNamespace: z.string(),
+  byStage: z.array(z.object({
+    stage: z.string(), planned: z.number().int(), done: z.number().int(),
+    paidCalls: z.number().int(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number(),
+    cacheCalls: z.number().int(), cacheSavedUsd: z.number(), reusedStages: z.number().int(), reusedCalls: z.number().int(), reusedSavedUsd: z.number(),
+  })),
+}).meta({ id: 'RunCost' });
+export type RunCostDto = z.infer<typeof runCostSchema>;
+
+/** What the token this request carries may do: read, change state, and why not. */
+export const accessSchema = z.object({
+  read: z.boolean(), write: z.boolean(),
+  /** Why writes (or reads) are refused to this token; null when it may do both. */
+  reason: z.string().nullable(),
+}).meta({ id: 'Access' });
+export type AccessDto = z.infer<typeof accessSchema>;
+
+export const rerunBodySchema = z.object({
+  /** The new run's cache namespace: its LLM stages call again rather than take cached answers. Default: rerun-<timestamp>. */
+  cacheNamespace: z.string().min(1).max(200).optional(),
+  dryRun: z.boolean().default(false),
+}).strict().meta({ id: 'RerunBody' });
 export type RunDetailDto = z.infer<typeof runDetailSchema>;
 
 export const createRunBodySchema = z.object({

@@ -1,17 +1,34 @@
-import type { LeaderboardRowDto, RunDetailDto } from '@sqlsweep/contracts';
-import type { ReportRepository, RunListRow } from '@sqlsweep/db';
+import { verdictCategories, type LeaderboardRowDto, type RunDetailDto, type VerdictCategory } from '@sqlsweep/contracts';
+import type { ItemOutcomeRow, ReportRepository, RunListRow, StageRateRow } from '@sqlsweep/db';
+import { mcnemar, pairedBootstrap } from '../compare';
 import { runSummaryDto, scalarParams } from './views';
+
+const CONFIDENCE = 0.95;
+/** Resamples of the paired bootstrap against the best variant (the compare page uses 10,000 by default; ranks need less). */
+const RANK_RESAMPLES = 2000;
+/** The rate an ETA is read from: stage results completed in the last this many seconds. */
+export const ETA_WINDOW_S = 60;
+
+type Significance = Pick<LeaderboardRowDto, 'vsBest' | 'tiedWithBest'>;
 
 /**
  * The leaderboard of a run, from the item results present now (a running run gets partial scores), best EX first
  * (ties in variant order). The one source of it: `sqlsweep run`/`status` print these rows, the API returns them.
+ * Every EX carries its 95 % Wilson interval; every variant is tested against the best one over the items both
+ * scored (paired bootstrap and McNemar, as on the compare page) and marked tied with it when the interval of the
+ * difference includes zero.
  */
 export async function leaderboard(repo: ReportRepository, runId: string): Promise<LeaderboardRowDto[]> {
-  const [variants, { scores, byDifficulty, metrics }] = await Promise.all([repo.variants(runId), repo.variantScores(runId)]);
-  const rows = variants.flatMap((v): LeaderboardRowDto[] => {
+  const [variants, { scores, byDifficulty, metrics }, categories] = await Promise.all([
+    repo.variants(runId), repo.variantScores(runId), repo.insight.categoryCounts(runId),
+  ]);
+  const rows = variants.flatMap((v) => {
     const s = scores.find((x) => x.variantId === v.id);
     if (!s) return [];
     const means = Object.fromEntries(metrics.filter((m) => m.variantId === v.id).map((m) => [m.metric, m.mean]));
+    const counts = Object.fromEntries(verdictCategories.map((c) => [c, 0])) as Record<VerdictCategory, number>;
+    for (const c of categories) if (c.variantId === v.id) counts[c.category as VerdictCategory] = c.n;
+    const [low, high] = wilsonInterval(s.correct, s.items);
     return [{
       variantId: v.id, variantKey: v.variant_key, label: v.label, pipeline: v.pipeline, model: v.model, sampleIndex: v.sample_index,
       params: scalarParams(v.params), items: s.items, correct: s.correct, errors: s.errors, parseFailures: s.parseFailures, ex: (100 * s.correct) / s.items,
@@ -20,25 +37,95 @@ export async function leaderboard(repo: ReportRepository, runId: string): Promis
       byDifficulty: byDifficulty.filter((d) => d.variantId === v.id).map((d) => ({ difficulty: d.difficulty, items: d.items, correct: d.correct, ex: (100 * d.correct) / d.items })),
       inputTokens: s.inputTokens, outputTokens: s.outputTokens, costUsd: s.costUsd,
       costPerCorrectUsd: s.correct > 0 ? s.costUsd / s.correct : null, meanLatencyMs: s.meanLatencyMs, simulated: s.simulated,
+      exInterval: { low, high }, categories: counts,
     }];
   });
-  return rows.sort((a, b) => b.ex - a.ex || variants.findIndex((v) => v.id === a.variantId) - variants.findIndex((v) => v.id === b.variantId));
+  rows.sort((a, b) => b.ex - a.ex || variants.findIndex((v) => v.id === a.variantId) - variants.findIndex((v) => v.id === b.variantId));
+  if (rows.length === 0) return [];
+  const significance = await againstBest(repo, runId, rows.map((r) => r.variantId), rows.reduce((n, r) => n + r.items * 7919 + r.correct, 0));
+  return rows.map((r) => ({ ...r, ...significance.get(r.variantId)! }));
 }
 
-/** A run with its progress per stage, its spend so far, its ETA and its leaderboard. */
+/** Paired tests of each variant against the first (the best); memoised per run and scored-item state, since pages poll. */
+const memo = new Map<string, Map<string, Significance>>();
+
+async function againstBest(repo: ReportRepository, runId: string, ranked: string[], state: number): Promise<Map<string, Significance>> {
+  const key = `${runId}:${ranked.join(',')}:${state}`;
+  const hit = memo.get(key);
+  if (hit) return hit;
+  const out = rankAgainstBest(await repo.insight.itemOutcomes(runId), ranked);
+  if (memo.size > 200) memo.delete(memo.keys().next().value!);
+  memo.set(key, out);
+  return out;
+}
+
+/** Each variant of `ranked` against `ranked[0]` over the items both scored: delta, paired bootstrap interval, McNemar's p, tied or not. */
+export function rankAgainstBest(outcomes: ItemOutcomeRow[], ranked: string[]): Map<string, Significance> {
+  const byVariant = new Map<string, Map<string, boolean>>();
+  for (const o of outcomes) {
+    let m = byVariant.get(o.variantId);
+    if (!m) byVariant.set(o.variantId, (m = new Map()));
+    m.set(o.itemId, o.correct);
+  }
+  const best = byVariant.get(ranked[0]) ?? new Map<string, boolean>();
+  const out = new Map<string, Significance>([[ranked[0], { vsBest: null, tiedWithBest: true }]]);
+  for (const id of ranked.slice(1)) {
+    const mine = byVariant.get(id) ?? new Map<string, boolean>();
+    const pairs = [...best.keys()].filter((item) => mine.has(item)).sort().map((itemId) => ({ itemId, a: best.get(itemId)!, b: mine.get(itemId)! }));
+    if (pairs.length === 0) {
+      out.set(id, { vsBest: null, tiedWithBest: false });
+      continue;
+    }
+    const boot = pairedBootstrap(pairs, { resamples: RANK_RESAMPLES, seed: 1, confidence: CONFIDENCE });
+    out.set(id, {
+      vsBest: { delta: boot.delta, low: boot.low, high: boot.high, pValue: mcnemar(pairs).pValue, pairedItems: pairs.length },
+      tiedWithBest: boot.low <= 0 && boot.high >= 0,
+    });
+  }
+  return out;
+}
+
+/** The 95 % Wilson score interval of `correct` out of `n`, in percent. */
+export function wilsonInterval(correct: number, n: number, z = 1.959964): [number, number] {
+  if (n === 0) return [0, 100];
+  const p = correct / n;
+  const denom = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / denom;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denom;
+  return [100 * Math.max(0, centre - half), 100 * Math.min(1, centre + half)];
+}
+
+/** A run with its progress per stage, its spend so far, its ETA and its (possibly partial) leaderboard. */
 export async function runDetail(repo: ReportRepository, run: RunListRow): Promise<RunDetailDto> {
-  const [progress, p, board] = await Promise.all([repo.stageProgress(run.id), repo.runProgress(run.id), leaderboard(repo, run.id)]);
+  const [progress, p, board, rates] = await Promise.all([
+    repo.stageProgress(run.id), repo.runProgress(run.id), leaderboard(repo, run.id), repo.insight.completionRates(run.id, ETA_WINDOW_S),
+  ]);
   const itemsPlanned = run.itemCount * run.variantCount;
+  const stagesPlanned = rates.stages.reduce((n, s) => n + s.planned, 0);
+  const stagesSettled = rates.stages.reduce((n, s) => n + s.done + s.failed, 0);
   return {
     run: runSummaryDto(run), progress, itemsDone: p.itemsDone, itemsPlanned, costSoFarUsd: p.costUsd,
-    etaSeconds: run.status === 'running' ? etaSeconds(run.createdAt, p.lastAt, p.itemsDone, itemsPlanned) : null,
+    etaSeconds: run.status === 'running' ? etaFromRates(rates.stages, (rates.now.getTime() - rates.windowStart.getTime()) / 1000) : null,
+    stagesPlanned, stagesSettled,
+    partial: run.status === 'running' || p.itemsDone < itemsPlanned,
     leaderboard: board,
   };
 }
 
-/** Time left at the average pace since the run started; null before the first item finishes. */
-export function etaSeconds(startedAt: Date, lastAt: Date | null, done: number, planned: number): number | null {
-  if (!lastAt || done === 0) return null;
-  const perItem = (lastAt.getTime() - startedAt.getTime()) / 1000 / done;
-  return Math.max(0, perItem * (planned - done));
+/**
+ * Seconds left from the observed completion rate: per stage kind, what is left over the results completed in the
+ * last `windowS` seconds; the slowest kind sets the ETA (kinds run side by side on their own workers). Null when no
+ * kind with work left completed anything in the window.
+ */
+export function etaFromRates(stages: Array<Pick<StageRateRow, 'planned' | 'done' | 'failed' | 'inWindow'>>, windowS: number): number | null {
+  if (windowS <= 0) return null;
+  let eta: number | null = null;
+  let left = 0;
+  for (const s of stages) {
+    const remaining = Math.max(0, s.planned - s.done - s.failed);
+    left += remaining;
+    if (remaining === 0 || s.inWindow === 0) continue;
+    eta = Math.max(eta ?? 0, remaining / (s.inWindow / windowS));
+  }
+  return left === 0 ? 0 : eta;
 }

@@ -1,5 +1,5 @@
 import type { StageTraceRow } from '@sqlsweep/db';
-import { etaSeconds } from './leaderboard';
+import { etaFromRates, rankAgainstBest, wilsonInterval } from './leaderboard';
 import { scalarParams, stageTraceDto } from './views';
 
 const row = (over: Partial<StageTraceRow>): StageTraceRow => ({
@@ -32,11 +32,37 @@ describe('stageTraceDto', () => {
   });
 });
 
-describe('etaSeconds', () => {
-  it('extrapolates the pace since the start over what is left', () => {
-    expect(etaSeconds(new Date(0), new Date(10_000), 10, 30)).toBe(20);
-    expect(etaSeconds(new Date(0), null, 0, 30)).toBeNull();
-    expect(etaSeconds(new Date(0), new Date(5_000), 30, 30)).toBe(0);
+describe('etaFromRates', () => {
+  it('divides what is left of each stage kind by its rate in the window; the slowest kind sets the ETA', () => {
+    // generate: 20 left at 10 per 60 s = 120 s; evaluate: 30 left at 30 per 60 s = 60 s.
+    expect(etaFromRates([{ planned: 40, done: 20, failed: 0, inWindow: 10 }, { planned: 40, done: 10, failed: 0, inWindow: 30 }], 60)).toBe(120);
+    // failed stages are settled: nothing left.
+    expect(etaFromRates([{ planned: 10, done: 8, failed: 2, inWindow: 0 }], 60)).toBe(0);
+    // nothing completed in the window: unknown.
+    expect(etaFromRates([{ planned: 10, done: 0, failed: 0, inWindow: 0 }], 60)).toBeNull();
+  });
+});
+
+describe('leaderboard statistics', () => {
+  it('gives the Wilson interval of EX', () => {
+    const [low, high] = wilsonInterval(80, 100);
+    expect(low).toBeCloseTo(71.1, 1); // statsmodels proportion_confint(80, 100, method='wilson'): (0.7112, 0.8666)
+    expect(high).toBeCloseTo(86.66, 1);
+    expect(wilsonInterval(0, 0)).toEqual([0, 100]);
+  });
+
+  it('marks variants tied with the best when the paired interval of their difference includes zero', () => {
+    const items = Array.from({ length: 100 }, (_, i) => `q${i}`);
+    const outcomes = [
+      ...items.map((itemId, i) => ({ variantId: 'best', itemId, correct: i < 90 })),
+      ...items.map((itemId, i) => ({ variantId: 'close', itemId, correct: i < 89 })),
+      ...items.map((itemId, i) => ({ variantId: 'far', itemId, correct: i < 50 })),
+    ];
+    const ranks = rankAgainstBest(outcomes, ['best', 'close', 'far']);
+    expect(ranks.get('best')).toEqual({ vsBest: null, tiedWithBest: true });
+    expect(ranks.get('close')).toEqual({ vsBest: expect.objectContaining({ delta: -1, pairedItems: 100 }), tiedWithBest: true });
+    expect(ranks.get('far')!.tiedWithBest).toBe(false);
+    expect(ranks.get('far')!.vsBest!.high).toBeLessThan(0);
   });
 });
 
