@@ -1,6 +1,6 @@
 import type { LeaderboardRowDto } from '@sqlsweep/contracts';
 import type { ResolvedKnobRecord, RunListRow, RunRow, StageProgress } from '@sqlsweep/db';
-import type { SweepPlan } from '@sqlsweep/orchestration';
+import type { PlannedSweep } from '@sqlsweep/orchestration';
 
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const cells = [headers, ...rows.map((r) => r.map(String))];
@@ -9,7 +9,7 @@ export function table(headers: string[], rows: Array<Array<string | number>>): s
   return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
-export function renderPlan(plan: SweepPlan): string {
+export function renderPlan(plan: PlannedSweep): string {
   const out = [
     `sweep ${plan.config.name} (${plan.source}) on ${plan.version.datasetName}@${plan.version.contentHash.slice(0, 12)} ${plan.config.split}: ${plan.items.length} items x ${plan.variants.length} variants${plan.simulated ? '  [simulated]' : ''}`,
     '',

@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { executePrepared, type Db } from './connection';
-import type { NewRunStage, ResolvedKnobRecord, RunRow, RunStageRow, VariantRow } from './schema';
+import { writePlan, type NewRunHeader, type PlannedStage, type PlanTotals, type PlanWriter } from './plan-writer';
+import type { RunRow, RunStageRow, VariantRow } from './schema';
 
-export interface NewVariant { id: string; variantKey: string; label: string; pipeline: string; model: string; sampleIndex: number; params: Record<string, unknown>; resolvedKnobs?: ResolvedKnobRecord[] }
-export interface PlannedStage { variantId: string; itemId: string; stage: string; stageKey: string; role: string; params: Record<string, string | number | boolean>; inputs: Record<string, string>; isFinal: boolean }
+export type { NewRunHeader, NewPlanKey, NewVariant, PlannedStage, PlanTotals, PlanWriter, RunEstimate } from './plan-writer';
 /** `input_outputs`: the outputs of its inputs by key when they take at most `carriedInputBytes` as stored, else null. */
 export type ReadyStage = RunStageRow & { dataset_version_id: number; priority: string; llm_mode: 'online' | 'batch'; input_outputs: Record<string, unknown> | null };
 
@@ -49,39 +48,29 @@ export function readyDependentsQuery(db: Db, stageKeys: string[]) {
 export class RunRepository {
   constructor(private readonly db: Db) {}
 
-  /** Stores sweep, run, variants and the whole stage plan in one transaction: a run exists completely or not at all. */
-  async createRun(input: {
-    sweep: { name: string; source: string; config: unknown; configHash: string };
-    datasetVersionId: number; priority: string; itemCount: number; stageJobs: number; reusedStages: number; simulated: boolean;
-    cacheNamespace?: string; llmMode?: 'online' | 'batch'; estimate?: { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
-    variants: NewVariant[]; stages: PlannedStage[];
-  }): Promise<string> {
-    const runId = randomUUID();
-    await this.db.transaction().execute(async (tx) => {
-      const sweepId = randomUUID();
-      await tx.insertInto('sweeps').values({ id: sweepId, name: input.sweep.name, source: input.sweep.source, config: JSON.stringify(input.sweep.config), config_hash: input.sweep.configHash }).execute();
-      await tx.insertInto('runs').values({
-        id: runId, sweep_id: sweepId, dataset_version_id: input.datasetVersionId, status: 'running', priority: input.priority,
-        item_count: input.itemCount, stage_jobs: input.stageJobs, reused_stages: input.reusedStages, simulated: input.simulated,
-        cache_namespace: input.cacheNamespace ?? '', llm_mode: input.llmMode ?? 'online',
-        estimated_llm_calls: input.estimate?.llmCalls ?? 0, estimated_input_tokens: input.estimate?.inputTokens ?? 0,
-        estimated_output_tokens: input.estimate?.outputTokens ?? 0, estimated_cost_usd: input.estimate?.costUsd ?? 0,
-      }).execute();
-      await tx.insertInto('variants').values(input.variants.map((v, position) => ({
-        id: v.id, run_id: runId, variant_key: v.variantKey, label: v.label, pipeline: v.pipeline, model: v.model,
-        sample_index: v.sampleIndex, params: JSON.stringify(v.params), position, resolved_knobs: JSON.stringify(v.resolvedKnobs ?? []),
-      }))).execute();
-      const rows: NewRunStage[] = input.stages.map((s) => ({
-        run_id: runId, variant_id: s.variantId, item_id: s.itemId, stage: s.stage, stage_key: s.stageKey, role: s.role,
-        params: JSON.stringify(s.params), inputs: JSON.stringify(s.inputs), input_keys: Object.values(s.inputs),
-        last_input_key: Object.values(s.inputs).at(-1) ?? null, is_final: s.isFinal,
-      }));
-      for (let i = 0; i < rows.length; i += 2000) await tx.insertInto('run_stages').values(rows.slice(i, i + 2000)).execute();
+  /**
+   * Stores a plan given whole (sweep, run, variants and every stage) in one transaction: a run exists completely or
+   * not at all. The planner streams instead (`writePlan`); this is for plans made by hand (tests, tools).
+   */
+  async createRun(input: NewRunHeader & PlanTotals & { reusedStages: number; stages: PlannedStage[] }): Promise<string> {
+    const { runId } = await this.writePlan(input, async (writer) => {
+      for (let i = 0; i < input.stages.length; i += 2000) await writer.add(input.stages.slice(i, i + 2000));
+      return { stageJobs: input.stageJobs, reusedStages: input.reusedStages, estimate: input.estimate };
     });
+    return runId!;
+  }
+
+  /**
+   * Writes a plan chunk by chunk in one transaction (`writePlan`): `fill` adds the stages and returns the run's
+   * totals. With `run`, the run is committed whole once `fill` resolves, and nothing of it is kept if `fill` throws or
+   * the process dies first; without it (a dry run), only the plan's keys are written, then rolled back.
+   */
+  async writePlan<T extends PlanTotals>(run: NewRunHeader | undefined, fill: (writer: PlanWriter) => Promise<T>): Promise<{ runId?: string; result: T }> {
+    const written = await writePlan(this.db, run, fill);
     // A plan can multiply the table's rows at once; without fresh statistics the planner's row estimates for the
     // per-stage advancing queries are off by orders of magnitude until autovacuum gets round to it.
-    await sql`ANALYZE run_stages`.execute(this.db);
-    return runId;
+    if (written.runId) await sql`ANALYZE run_stages`.execute(this.db);
+    return written;
   }
 
   async getRun(runId: string): Promise<RunRow | undefined> {

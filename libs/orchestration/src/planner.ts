@@ -1,25 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { contentHash, expandVariants, SweepConfigError, type ResolvedVariantSpec, type SweepConfig } from '@sqlsweep/contracts';
-import type { DatasetRepository, DatasetVersion, PlannedStage, ResolvedKnobRecord, RunRepository, StageRepository, StoredItem } from '@sqlsweep/db';
+import type { DatasetRepository, DatasetVersion, NewRunHeader, PlannedStage, ResolvedKnobRecord, RunRepository, StageRepository, StoredItem } from '@sqlsweep/db';
 import { isLlmError } from '@sqlsweep/llm';
-import type { DatabaseSchema } from '@sqlsweep/datasets';
-import { pipelines, stageImplementations, VariantKeyer, type KeyedStage, type LlmCall, type StageFaults } from '@sqlsweep/pipelines';
+import { pipelines, VariantKeyer, type LlmCall, type StageFaults } from '@sqlsweep/pipelines';
 import { admitStageJobs, admitVariants, defaultAdmissionBudget, type AdmissionBudget } from './admission';
 import { checkDatasetNeeds } from './dataset-needs';
 import { FileKnobHasher } from './file-knob-hashes';
 import { OperatingPointResolver, type OperatingPointDeps } from './operating-points/resolver';
+import { PlanTally, type CostEstimate, type StageKindPlan } from './planning/plan-tally';
+import { stageChunks } from './planning/stage-chunks';
+import { stageEstimator } from './planning/stage-estimator';
 
-export interface CostEstimate { llmCalls: number; inputTokens: number; outputTokens: number; costUsd: number }
-export interface StageKindPlan extends CostEstimate { stage: string; role: string; needed: number; reused: number }
+export type { CostEstimate, StageKindPlan } from './planning/plan-tally';
 
-export interface SweepPlan {
+/** A sweep as planned, without its stages: what a dry run prints and what a created run's row says. */
+export interface PlannedSweep {
   config: SweepConfig;
   source: string;
   version: DatasetVersion;
   items: StoredItem[];
   /** Operating points already resolved: params hold numbers only, `resolvedKnobs` says what each stands for. */
   variants: Array<ResolvedVariantSpec & { id: string; resolvedKnobs: ResolvedKnobRecord[] }>;
-  stages: PlannedStage[];
   /** Per stage kind: distinct stage jobs still to run, and distinct stages whose stored result is reused. */
   byStage: StageKindPlan[];
   stageJobs: number;
@@ -33,6 +34,14 @@ export interface SweepPlan {
   estimate: CostEstimate;
   simulated: boolean;
 }
+
+/** A planned sweep with every stage in memory (`Planner.plan`): for small sweeps and tests. */
+export interface SweepPlan extends PlannedSweep {
+  stages: PlannedStage[];
+}
+
+/** How far a plan has got: stages expanded and keyed, run_stages rows written (none in a dry run), chunks. */
+export interface PlanProgress { stages: number; rows: number; chunks: number }
 
 export interface PlannerDeps {
   datasets: DatasetRepository;
@@ -50,17 +59,86 @@ export interface PlannerDeps {
   operatingPoints?: Omit<OperatingPointDeps, 'datasets'>;
   /** Test-only fault switches (`StageFaults`): the stages they break are keyed apart. Never set in production. */
   faults?: StageFaults;
+  /** Stages expanded, keyed and written per chunk; default `defaultPlanChunkSize`. Memory holds about one chunk. */
+  chunkSize?: number;
+  /** Called after each chunk is written (progress; tests stop a plan midway with it). */
+  onChunk?: (progress: PlanProgress) => void | Promise<void>;
 }
+
+/** Stages per chunk: large enough that a chunk's round trips cost little per row, small enough to hold at once. */
+export const defaultPlanChunkSize = 4_000;
 
 /**
  * Grid -> variants -> per-item stage graphs -> content-hashed keys, minus what is already stored. A sweep is
  * admitted first: its variant and stage-job counts are computed from the grid and item counts and checked against
  * the budget, and the dataset against what the variants need, before anything is expanded per item.
+ *
+ * Then the plan streams: stages are expanded and keyed in chunks (`stageChunks`), each chunk written in one
+ * statement (`PlanWriter`), which also says which of its keys the plan had not met and whether a result is stored
+ * for each, and counted and estimated (`PlanTally`) before the next is made. Memory holds the items, the variants and
+ * one chunk, whatever the number of stages. The whole plan is one transaction: a run is committed whole or not at
+ * all. A dry run takes the same path, writing only the plan's keys, and rolls back.
  */
 export class Planner {
   constructor(private readonly deps: PlannerDeps) {}
 
+  /** Plans and, unless `dryRun`, stores the sweep as a new run, streaming; returns the plan without its stages. */
+  async planRun(config: SweepConfig, source: string, opts: { dryRun?: boolean } = {}): Promise<{ plan: PlannedSweep; runId?: string }> {
+    const { plan, runId } = await this.stream(config, source, { store: !opts.dryRun });
+    return { plan, runId };
+  }
+
+  /** Plans without storing anything and returns every stage too: memory grows with the plan (small sweeps, tests). */
   async plan(config: SweepConfig, source: string): Promise<SweepPlan> {
+    const stages: PlannedStage[] = [];
+    const { plan } = await this.stream(config, source, { store: false, collect: (chunk) => stages.push(...chunk) });
+    return { ...plan, stages };
+  }
+
+  /** Stores a plan made by `plan` as a new run (one transaction) and returns its id. */
+  async createRun(plan: SweepPlan): Promise<string> {
+    return this.deps.runs.createRun({ ...this.runHeader(plan), stageJobs: plan.stageJobs, reusedStages: plan.reused, estimate: plan.estimate, stages: plan.stages });
+  }
+
+  private async stream(config: SweepConfig, source: string, opts: { store: boolean; collect?: (chunk: PlannedStage[]) => void }): Promise<{ plan: PlannedSweep; runId?: string }> {
+    const admitted = await this.admit(config, source);
+    const { version, items, trainItems } = admitted;
+    const variants = await this.resolveOperatingPoints(config, source, version);
+    const header: Omit<PlannedSweep, 'byStage' | 'stageJobs' | 'reused' | 'llmCalls' | 'estimate'> = {
+      config, source, version, items, variants, simulated: config.models.some((m) => this.deps.isSimulated(m)),
+    };
+    const trainItemIds = trainItems.map((i) => i.itemId);
+    const files = new FileKnobHasher(config, source, this.deps.corpusDir);
+    const keyerOf = async (variant: PlannedSweep['variants'][number]) => new VariantKeyer(pipelines[variant.pipeline], variant, {
+      datasetVersion: version.contentHash, cacheNamespace: config.cacheNamespace, trainItemIds, fileHashes: await files.hashesFor(variant), faults: this.deps.faults,
+    });
+    // Every file knob is hashed before anything is written, so a missing corpus is refused with nothing to undo.
+    for (const variant of variants) await files.hashesFor(variant);
+    const tally = new PlanTally(stageEstimator({ datasets: this.deps.datasets, versionId: version.id, items: [...items, ...trainItems], estimateCall: this.deps.estimateCall }));
+    const chunkSize = this.deps.chunkSize ?? defaultPlanChunkSize;
+    const run = opts.store ? this.runHeader(header) : undefined;
+    const { runId, result } = await this.deps.runs.writePlan(run, async (writer) => {
+      let stages = 0;
+      for await (const chunk of stageChunks(variants, items.map((i) => i.itemId), keyerOf, chunkSize)) {
+        const planned = chunk.map((c) => c.stage);
+        const fresh = await writer.add(planned);
+        await tally.add(chunk, fresh);
+        opts.collect?.(planned);
+        stages += chunk.length;
+        await this.deps.onChunk?.({ stages, ...writer.written });
+      }
+      const totals = tally.totals();
+      return { stageJobs: totals.stageJobs, reusedStages: totals.reused, estimate: totals.estimate };
+    });
+    const plan: PlannedSweep = { ...header, byStage: tally.byStage(), stageJobs: result.stageJobs, reused: result.reusedStages, llmCalls: result.estimate.llmCalls, estimate: result.estimate };
+    return { plan, runId };
+  }
+
+  /**
+   * Checks the models, the variant count, the dataset and its items, what the variants need of it and the stage-job
+   * count, before anything is expanded per item or written.
+   */
+  private async admit(config: SweepConfig, source: string): Promise<{ version: DatasetVersion; items: StoredItem[]; trainItems: StoredItem[] }> {
     try {
       this.deps.assertModelsUsable(config.models);
     } catch (e) {
@@ -80,41 +158,19 @@ export class Planner {
     const trainItems = await this.deps.datasets.listItems(version.id, { split: 'train' });
     checkDatasetNeeds(config, source, { name: config.dataset, version: version.contentHash, trainItems: trainItems.length });
     admitStageJobs(config, source, { items: items.length, trainItems: trainItems.length }, budget);
+    return { version, items, trainItems };
+  }
 
-    const variants = await this.resolveOperatingPoints(config, source, version);
-    const trainItemIds = trainItems.map((i) => i.itemId);
-    const stages: PlannedStage[] = [];
-    const kindOf = new Map<string, { stage: string; role: string; keys: Set<string> }>();
-    const place = (variantId: string, s: KeyedStage) => {
-      stages.push({ variantId, itemId: s.itemId, stage: s.stage, stageKey: s.key, role: s.role, params: s.params, inputs: s.inputs, isFinal: s.final });
-      const kind = kindOf.get(s.stage) ?? { stage: s.stage, role: s.role, keys: new Set<string>() };
-      kind.keys.add(s.key);
-      kindOf.set(s.stage, kind);
-    };
-    const files = new FileKnobHasher(config, source, this.deps.corpusDir);
-    const keyers = new Map<string, VariantKeyer>();
-    for (const variant of variants) {
-      const fileHashes = await files.hashesFor(variant);
-      const keyer = new VariantKeyer(pipelines[variant.pipeline], variant, { datasetVersion: version.contentHash, cacheNamespace: config.cacheNamespace, trainItemIds, fileHashes, faults: this.deps.faults });
-      keyers.set(variant.id, keyer);
-      for (const s of keyer.trainItemStages()) place(variant.id, s);
-      for (const item of items) for (const s of keyer.itemStages(item.itemId)) place(variant.id, s);
-    }
-    const allKeys = [...new Set(stages.map((s) => s.stageKey))];
-    const stored = await this.deps.stages.existingKeys(allKeys);
-    const estimates = await this.estimateNeeded(version.id, [...items, ...trainItems], stages.filter((s) => !stored.has(s.stageKey)), keyers);
-    const byStage = [...kindOf.values()].map(({ stage, role, keys }) => {
-      const reused = [...keys].filter((k) => stored.has(k)).length;
-      return { stage, role, needed: keys.size - reused, reused, ...(estimates.get(stage) ?? zeroEstimate()) };
-    });
-    const estimate = byStage.reduce((t, s) => addEstimate(t, s), zeroEstimate());
+  private runHeader(plan: Pick<PlannedSweep, 'config' | 'source' | 'version' | 'items' | 'variants' | 'simulated'>): NewRunHeader {
     return {
-      config, source, version, items, variants, stages, byStage,
-      stageJobs: allKeys.length - stored.size,
-      reused: stored.size,
-      llmCalls: estimate.llmCalls,
-      estimate,
-      simulated: config.models.some((m) => this.deps.isSimulated(m)),
+      sweep: { name: plan.config.name, source: plan.source, config: plan.config, configHash: contentHash(plan.config) },
+      datasetVersionId: plan.version.id,
+      priority: plan.config.priority,
+      itemCount: plan.items.length,
+      simulated: plan.simulated,
+      cacheNamespace: plan.config.cacheNamespace,
+      llmMode: plan.config.llmMode,
+      variants: plan.variants.map((v) => ({ id: v.id, variantKey: v.key, label: v.label, pipeline: v.pipeline, model: v.model, sampleIndex: v.sampleIndex, params: v.params, resolvedKnobs: v.resolvedKnobs })),
     };
   }
 
@@ -146,64 +202,4 @@ export class Planner {
     }
     return variants;
   }
-
-  /**
-   * Renders the estimate prompt of every distinct LLM stage still needed and prices it with the model catalog; a
-   * stage certain to skip its call (`skipsFor`) counts neither a call nor tokens.
-   */
-  private async estimateNeeded(versionId: number, items: StoredItem[], needed: PlannedStage[], keyers: Map<string, VariantKeyer>): Promise<Map<string, CostEstimate>> {
-    const byStage = new Map<string, CostEstimate>();
-    const itemById = new Map(items.map((i) => [i.itemId, i]));
-    const schemas = new Map<string, DatabaseSchema>();
-    const seen = new Set<string>();
-    for (const s of needed) {
-      const impl = stageImplementations[s.stage];
-      if (s.role !== 'llm' || impl?.kind !== 'llm' || seen.has(s.stageKey)) continue;
-      seen.add(s.stageKey);
-      const e = byStage.get(s.stage) ?? zeroEstimate();
-      byStage.set(s.stage, e);
-      const item = itemById.get(s.itemId)!;
-      let schema = schemas.get(item.dbId);
-      if (!schema) {
-        schema = (await this.deps.datasets.getDatabase(versionId, item.dbId))?.schema as DatabaseSchema;
-        schemas.set(item.dbId, schema);
-      }
-      const ctx = { item, schema, params: { ...keyers.get(s.variantId)!.planTimeParams(s.stage) } };
-      if (impl.skipsFor?.(ctx)) continue;
-      e.llmCalls += 1;
-      if (!impl.estimate) continue;
-      const call = impl.estimate(ctx);
-      const cost = this.deps.estimateCall(call);
-      e.inputTokens += cost.inputTokens;
-      e.outputTokens += cost.outputTokens;
-      e.costUsd += cost.costUsd;
-    }
-    return byStage;
-  }
-
-  /** Stores the plan as a new run (one transaction) and returns its id. */
-  async createRun(plan: SweepPlan): Promise<string> {
-    return this.deps.runs.createRun({
-      sweep: { name: plan.config.name, source: plan.source, config: plan.config, configHash: contentHash(plan.config) },
-      datasetVersionId: plan.version.id,
-      priority: plan.config.priority,
-      itemCount: plan.items.length,
-      stageJobs: plan.stageJobs,
-      reusedStages: plan.reused,
-      simulated: plan.simulated,
-      cacheNamespace: plan.config.cacheNamespace,
-      llmMode: plan.config.llmMode,
-      estimate: plan.estimate,
-      variants: plan.variants.map((v) => ({ id: v.id, variantKey: v.key, label: v.label, pipeline: v.pipeline, model: v.model, sampleIndex: v.sampleIndex, params: v.params, resolvedKnobs: v.resolvedKnobs })),
-      stages: plan.stages,
-    });
-  }
-}
-
-function zeroEstimate(): CostEstimate {
-  return { llmCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
-}
-
-function addEstimate(a: CostEstimate, b: CostEstimate): CostEstimate {
-  return { llmCalls: a.llmCalls + b.llmCalls, inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, costUsd: a.costUsd + b.costUsd };
 }

@@ -60,10 +60,10 @@ export async function runSweep(file: string | undefined, opts: RunOptions, out: 
 
   const drive = async (): Promise<string | undefined> => {
     if (config && file) {
-      const plan = await core.planner.plan(config, file);
-      out(renderPlan(plan));
-      if (opts.dryRun) return undefined;
-      runId = await core.planner.createRun(plan);
+      const planned = await core.planner.planRun(config, file, { dryRun: opts.dryRun });
+      out(renderPlan(planned.plan));
+      if (!planned.runId) return undefined;
+      runId = planned.runId;
       out(`\nrun ${runId} created`);
     } else {
       const run = await core.runs.getRun(opts.resume!);
