@@ -85,6 +85,8 @@ module.exports = [
   })),
   // Tests may also use the test helpers of libs/testing.
   { files: tests, rules: { '@nx/enforce-module-boundaries': boundaries({ extra: ['testing'] }) } },
+  // The Kubernetes manifests' spec checks the KEDA queries against the system's queue names.
+  { files: ['infra/k8s/**/*.spec.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ extra: ['testing', 'queue'] }) } },
   // infra's integration specs check the servers it starts with the system's own database client.
   { files: ['infra/**/*.int-spec.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ extra: ['testing', 'db'] }) } },
   { files: ['test/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ extra: ['testing'], allow: appImports('e2e') }) } },
