@@ -1,9 +1,19 @@
 import type { ReactNode } from 'react';
 import type { Loaded } from '../lib/api';
 
-/** Renders children with the data once loaded; a clear message while loading or on an API error. */
+/**
+ * Renders children with the data once loaded; a clear message while loading or on an API error. When a refresh
+ * failed but earlier data is kept, the data stays on screen under a line saying the page is reconnecting.
+ */
 export function Status<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ReactNode }) {
-  if (loaded.error) return <div className="error" role="alert">API error: {loaded.error.message}</div>;
+  if (loaded.error && loaded.data === undefined) {
+    return <div className="error" role="alert">API error: {loaded.error.message}{loaded.retryAt ? ' — retrying…' : ''}</div>;
+  }
   if (loaded.data === undefined) return <div className="loading">loading…</div>;
-  return <>{children(loaded.data)}</>;
+  return (
+    <>
+      {loaded.error && <div className="warning" role="status" data-testid="reconnecting">Connection lost ({loaded.error.message}): showing the last data, retrying{loaded.retryAt ? ` in ${Math.max(1, Math.round((loaded.retryAt - Date.now()) / 1000))} s` : ''}…</div>}
+      {children(loaded.data)}
+    </>
+  );
 }
