@@ -37,6 +37,31 @@ function parameters(route: ApiRoute): JsonSchema[] {
   return [...path, ...query];
 }
 
+/** Routes anyone may call, token or not (their controllers are marked @OpenRead). */
+const openRoutes = new Set(['/health', '/access']);
+/** Routes served by the schedules module: 503 when the orchestrator runs no schedules file. */
+const scheduleRoute = (path: string) => path === '/alerts' || path.startsWith('/schedules');
+
+/**
+ * The status codes a route answers, as the handlers and the errors filter produce them: NestJS answers a POST 201
+ * unless the route says otherwise (`status`); 400 needs something to validate (path, query or body); 401 every route
+ * behind the token; 404 a path naming something; 409 a short run id several runs start with; 503 Postgres or Redis
+ * away (and the schedule routes without schedules). orchestrator.int-spec (openapi codes) checks each against real answers.
+ */
+function responses(route: ApiRoute, ok: JsonSchema, errorContent: JsonSchema): Record<string, JsonSchema> {
+  const success = String(route.status ?? (route.method === 'post' ? 201 : 200));
+  const err = (description: string) => ({ description, content: errorContent });
+  const hasPath = route.path.includes('{');
+  return {
+    [success]: ok,
+    ...(hasPath || route.query || route.body ? { 400: err('Invalid request: the field and the reason') } : {}),
+    ...(openRoutes.has(route.path) ? {} : { 401: err('Missing or wrong bearer token') }),
+    ...(hasPath ? { 404: err('Not found') } : {}),
+    ...(route.path.includes('{runId}') ? { 409: err('A short run id that several runs start with: give more digits') } : {}),
+    503: err(scheduleRoute(route.path) ? 'No schedules file, or Postgres or Redis cannot be reached' : 'Postgres or Redis cannot be reached right now'),
+  };
+}
+
 /** OpenAPI 3.1 document of the REST API, generated from the zod contracts in @sqlsweep/contracts. */
 export function openApiDocument(): JsonSchema {
   const errorContent = { 'application/json': { schema: jsonSchema(apiErrorSchema, 'output') } };
@@ -51,12 +76,7 @@ export function openApiDocument(): JsonSchema {
       parameters: parameters(route),
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
       security: route.changesState ? [{ bearer: [] }] : [{}, { bearer: [] }],
-      responses: {
-        [route.method === 'post' && route.path === '/runs' ? '201' : '200']: ok,
-        400: { description: 'Invalid request: the field and the reason', content: errorContent },
-        401: { description: 'Missing or wrong bearer token', content: errorContent },
-        ...(route.path.includes('{') ? { 404: { description: 'Not found', content: errorContent } } : {}),
-      },
+      responses: responses(route, ok, errorContent),
     };
   }
   return {

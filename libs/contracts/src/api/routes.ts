@@ -22,6 +22,8 @@ export interface ApiRoute {
   response?: z.ZodType;
   /** Whether the bearer token is always needed (state changes); reads need it unless reads are open. */
   changesState: boolean;
+  /** The success status when it is not NestJS's default (200 for GET, 201 for POST). */
+  status?: 200 | 201 | 202;
 }
 
 /** Every route of the REST API: the orchestrator implements them, the OpenAPI document is generated from them. */
@@ -55,6 +57,6 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'get', path: '/schedules/{name}/runs/{runId}/check', summary: 'The regression check of one scheduled run: per variant the flipped items, per changed stage the items whose output changed', response: z.record(z.string(), z.unknown()), changesState: false },
   { method: 'get', path: '/alerts', summary: 'Regression alerts, newest first', query: z.object({ schedule: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).optional() }), response: z.array(z.record(z.string(), z.unknown())), changesState: false },
   { method: 'get', path: '/models/paused', summary: 'Models paused because their provider said the quota or credit is spent, and why (with runId: those the run uses)', query: pausedModelsQuerySchema, response: z.array(modelPauseSchema), changesState: false },
-  { method: 'post', path: '/models/{model}/resume', summary: 'Lift a model\'s quota pause: its waiting jobs go on (404 when it is not paused)', response: modelResumeResponseSchema, changesState: true },
+  { method: 'post', path: '/models/{model}/resume', summary: 'Lift a model\'s quota pause: its waiting jobs go on (404 when it is not paused)', response: modelResumeResponseSchema, changesState: true, status: 200 },
   { method: 'get', path: '/compare', summary: 'Compare two variants or two runs: paired bootstrap, McNemar, flips', query: compareQuerySchema, response: comparisonSchema, changesState: false },
 ];
