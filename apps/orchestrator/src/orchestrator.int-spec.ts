@@ -183,7 +183,7 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
 
     const csv = await get(`/api/runs/${runId}/export?format=csv`);
     expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
-    expect(await csv.text()).toMatch(/^variantId,variantLabel,itemId,dbId,difficulty,correct,scorer,errored,parseFailed,reason,predictedSql,goldSql,question,inputTokens,outputTokens,costUsd,latencyMs,simulated\r\n$/);
+    expect(await csv.text()).toMatch(/^variantId,variantLabel,itemId,dbId,difficulty,correct,category,scorer,errored,parseFailed,reason,predictedSql,goldSql,question,inputTokens,outputTokens,costUsd,latencyMs,simulated\r\n$/);
     await expect400(await get(`/api/runs/${runId}/export?format=spider`), 'query.variantId', /2 variants/);
     await expect400(await get(`/api/runs/${runId}/export?format=xml`), 'query.format', /./);
 
