@@ -84,7 +84,8 @@ function Comparison({ c }: { c: ComparisonDto }) {
         </tbody>
       </table>
       <div className="headline">
-        <div className={`delta ${c.delta > 0 ? 'pos' : c.delta < 0 ? 'neg' : ''}`}>
+        {/* Coloured only when the interval excludes zero: an insignificant delta is not a win or a loss. */}
+        <div className={`delta ${significant && c.delta > 0 ? 'pos' : significant && c.delta < 0 ? 'neg' : ''}`} data-testid="compare-delta-box" data-significant={significant ? 'true' : 'false'}>
           <span className="big" data-testid="compare-delta">{signedPp(c.delta)}</span>
           <span>EX(B) − EX(A) on {c.pairedItems} paired items</span>
         </div>
