@@ -29,7 +29,11 @@ export interface ModelPace {
   /** Calls per second answered here over the window. */
   answeredPerSecond: number;
   meanLatencyMs: number;
-  /** Milliseconds a job slot is held per call, not counting the wait for the budget (at least the call's latency). */
+  /**
+   * Milliseconds a job slot is held per call, not counting the wait for the budget: the call's mean latency plus the
+   * job's own time around it (median job minus median budget wait and call, so a cold start's slow first jobs do not
+   * count), per call.
+   */
   holdMsPerCall: number;
   /** Little's law: admittedPerSecond x holdMsPerCall, no more than the model's concurrency limit (this share of it). */
   inFlight: number;
@@ -51,7 +55,14 @@ export function admittedCallsPerSecond(limits: BudgetLimits, meanCharge: { input
   return (perMinute * (1 - headroom)) / 60;
 }
 
-interface Bucket { second: number; calls: number; inputTokens: number; outputTokens: number; waitedMs: number; latencyMs: number; jobs: number; jobMs: number }
+interface Bucket { second: number; calls: number; inputTokens: number; outputTokens: number; waitedMs: number; latencyMs: number; callMs: number[]; jobMs: number[] }
+
+function median(xs: number[]): number {
+  if (xs.length === 0) return 0;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
 
 /** One model's calls and jobs in one-second buckets over the window. */
 class ModelWindow {
@@ -64,7 +75,7 @@ class ModelWindow {
     const second = Math.floor(now / 1000);
     let last = this.buckets.at(-1);
     if (!last || last.second !== second) {
-      last = { second, calls: 0, inputTokens: 0, outputTokens: 0, waitedMs: 0, latencyMs: 0, jobs: 0, jobMs: 0 };
+      last = { second, calls: 0, inputTokens: 0, outputTokens: 0, waitedMs: 0, latencyMs: 0, callMs: [], jobMs: [] };
       this.buckets.push(last);
     }
     this.prune(now);
@@ -84,20 +95,24 @@ class ModelWindow {
     b.outputTokens += o.outputTokens;
     b.waitedMs += o.waitedMs;
     b.latencyMs += o.latencyMs;
+    b.callMs.push(o.waitedMs + o.latencyMs);
   }
 
   job(durationMs: number, now: number): void {
     const b = this.bucket(now);
-    b.jobs++;
-    b.jobMs += durationMs;
+    b.jobMs.push(durationMs);
   }
 
-  sums(now: number): Omit<Bucket, 'second'> & { spanS: number } {
+  sums(now: number): { calls: number; inputTokens: number; outputTokens: number; waitedMs: number; latencyMs: number; jobs: number; spanS: number; medianJobMs: number; medianCallMs: number } {
     this.prune(now);
-    const s = { calls: 0, inputTokens: 0, outputTokens: 0, waitedMs: 0, latencyMs: 0, jobs: 0, jobMs: 0 };
+    const s = { calls: 0, inputTokens: 0, outputTokens: 0, waitedMs: 0, latencyMs: 0 };
     for (const b of this.buckets) for (const k of Object.keys(s) as (keyof typeof s)[]) s[k] += b[k];
+    const jobMs = this.buckets.flatMap((b) => b.jobMs);
     const first = this.buckets[0]?.second ?? Math.floor(now / 1000);
-    return { ...s, spanS: Math.max(1, now / 1000 - first) };
+    return {
+      ...s, jobs: jobMs.length, spanS: Math.max(1, now / 1000 - first),
+      medianJobMs: median(jobMs), medianCallMs: median(this.buckets.flatMap((b) => b.callMs)),
+    };
   }
 }
 
@@ -152,7 +167,8 @@ export class LlmCallPace {
     const share = Math.max(1, sharers);
     const admittedPerSecond = admittedCallsPerSecond(w.limits, { inputTokens: s.inputTokens / s.calls, outputTokens: s.outputTokens / s.calls }) / share;
     const meanLatencyMs = s.latencyMs / s.calls;
-    const holdMsPerCall = Math.max(meanLatencyMs, s.jobs > 0 ? (s.jobMs - s.waitedMs) / s.calls : 0);
+    const aroundCallMs = s.jobs > 0 ? Math.max(0, s.medianJobMs - s.medianCallMs) : 0;
+    const holdMsPerCall = meanLatencyMs + (aroundCallMs * Math.max(s.jobs, s.calls)) / s.calls;
     const inFlight = Math.min(w.limits.concurrency / share, (admittedPerSecond * holdMsPerCall) / 1000);
     return { model, admittedPerSecond, answeredPerSecond: s.calls / s.spanS, meanLatencyMs, holdMsPerCall, inFlight };
   }
