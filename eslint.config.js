@@ -34,7 +34,7 @@ const rooms = {
   // The repository's commands (set-up, demo, test runs, this check).
   scripts: ['contracts', 'config', 'retrieval', 'infra', 'minibench'],
   // The benches drive the system like the end-to-end suites, through libs/testing, never test/.
-  bench: [...everyLib, 'infra', 'scripts'],
+  bench: [...everyLib, 'infra', 'scripts', 'minibench'],
   // The end-to-end suites (test/): every lib and the test helpers; Kysely only through libs/db.
   e2e: [...everyLib, 'infra', 'minibench'],
 };
@@ -89,5 +89,7 @@ module.exports = [
   { files: ['infra/k8s/**/*.spec.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ extra: ['testing', 'queue'] }) } },
   // infra's integration specs check the servers it starts with the system's own database client.
   { files: ['infra/**/*.int-spec.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ extra: ['testing', 'db'] }) } },
+  // The scale dataset's spec checks that the LLM simulator's gold index knows every generated question.
+  { files: ['data/minibench/scale/*.spec.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ allow: ['^@sqlsweep/llm-sim(/|$)'] }) } },
   { files: ['test/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ extra: ['testing'], allow: appImports('e2e') }) } },
 ];
