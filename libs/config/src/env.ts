@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from './load-env';
+import { redisUrlProblem } from './redis-address';
 
 const url = (protocols: string[]) =>
   z.string().refine((v) => protocols.some((p) => v.startsWith(`${p}://`)), {
@@ -10,7 +11,14 @@ const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v
 
 /** Settings every process of the system reads. */
 export const commonEnvSchema = z.object({
-  REDIS_URL: url(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
+  /**
+   * One Redis server (`redis://`, `rediss://`), the primary named by Sentinels (`redis+sentinel://h:p,h:p/<master>`),
+   * or a Redis Cluster (`redis+cluster://h:p,h:p`); see parseRedisUrl.
+   */
+  REDIS_URL: z.string().superRefine((v, ctx) => {
+    const problem = redisUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }).default('redis://127.0.0.1:6379'),
   DATABASE_URL: url(['postgres', 'postgresql']).default('postgres://postgres@127.0.0.1:5432/sqlsweep'),
   SQLSWEEP_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('sqlsweep'),
   SQLSWEEP_DATA_DIR: z.string().min(1).default('.sqlsweep'),

@@ -1,12 +1,41 @@
-import { connectionWarnings, type ThrottledWarnings } from '@sqlsweep/config';
-import IORedis, { type Redis } from 'ioredis';
+import { connectionWarnings, parseRedisUrl, type ThrottledWarnings } from '@sqlsweep/config';
+import IORedis, { type Redis, type RedisOptions } from 'ioredis';
+
+/** What a connection may set beyond its address: retries, reconnection timing. */
+export type RedisClientOptions = Pick<RedisOptions, 'maxRetriesPerRequest' | 'enableReadyCheck' | 'lazyConnect' | 'retryStrategy' | 'connectionName'>;
 
 /**
- * BullMQ needs `maxRetriesPerRequest: null` so blocking commands survive a Redis restart instead of failing. ioredis
- * reconnects by itself; its errors (refused, wrong password) go to `warnings`, so a wrong REDIS_URL is seen.
+ * A Redis client for REDIS_URL in any of its forms (parseRedisUrl): one server, or the primary that Sentinels name.
+ * Through Sentinel the client asks the Sentinels for the primary on every (re)connection, checks that the server it
+ * reached is a primary (a demoted one is left for the next), and listens for the Sentinels' switch-master so that a
+ * failover is followed at once rather than at the next error.
+ */
+export function newRedisClient(redisUrl: string, options: RedisClientOptions = {}): Redis {
+  const address = parseRedisUrl(redisUrl);
+  if (address.kind === 'server') return new IORedis(redisUrl, options);
+  if (address.kind === 'cluster') {
+    throw new Error(`REDIS_URL ${redisUrl}: this connection needs one server or a Sentinel-managed primary, not a Redis Cluster`);
+  }
+  return new IORedis({
+    ...options,
+    sentinels: address.sentinels,
+    name: address.name,
+    db: address.db,
+    username: address.username,
+    password: address.password,
+    sentinelPassword: address.sentinelPassword,
+    failoverDetector: true,
+    // Every Sentinel refused or did not know the primary (mid-failover): ask them again shortly, for as long as it takes.
+    sentinelRetryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
+  });
+}
+
+/**
+ * BullMQ needs `maxRetriesPerRequest: null` so blocking commands survive a Redis restart or failover instead of
+ * failing. ioredis reconnects by itself; its errors (refused, wrong password) go to `warnings`, so a wrong REDIS_URL is seen.
  */
 export function createRedisConnection(redisUrl: string, warnings: ThrottledWarnings = connectionWarnings()): Redis {
-  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+  const redis = newRedisClient(redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
   redis.on('error', warnings.listener('redis'));
   return redis;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connectionWarnings, type ThrottledWarnings } from '@sqlsweep/config';
-import IORedis, { type Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { newRedisClient } from './connection';
 
 /** Extends the lease when this owner holds it, else takes it when free (SET NX PX). 1 when held afterwards. */
 const HOLD = `
@@ -22,7 +23,7 @@ export class RedisLease {
   constructor(redisUrl: string, readonly key: string, readonly ttlMs: number, warnings: ThrottledWarnings = connectionWarnings()) {
     // A command fails after one reconnection attempt instead of waiting for Redis: an unreachable Redis means the
     // lease is not held, and the caller tries again later.
-    this.redis = new IORedis(redisUrl, { maxRetriesPerRequest: 1 });
+    this.redis = newRedisClient(redisUrl, { maxRetriesPerRequest: 1 });
     this.redis.on('error', warnings.listener('redis'));
   }
 
