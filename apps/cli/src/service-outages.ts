@@ -1,5 +1,5 @@
-import IORedis from 'ioredis';
 import { isUnreachableError } from '@sqlsweep/db';
+import { newRedisClient } from '@sqlsweep/queue';
 
 export type Service = 'postgres' | 'redis';
 
@@ -92,7 +92,7 @@ export async function retryWhileUnreachable<T>(outages: ServiceOutages, service:
  * until Redis is back), so this is what tells the user, and what gives up, when Redis is gone.
  */
 export function watchRedis(redisUrl: string, outages: ServiceOutages): { close(): void } {
-  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false, retryStrategy: (n) => Math.min(250 * n, 2_000) });
+  const redis = newRedisClient(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false, retryStrategy: (n) => Math.min(250 * n, 2_000) });
   redis.on('error', (e: Error) => {
     if (redis.status === 'ready') return;
     outages.markDown('redis', unreachableReason(e));
