@@ -9,4 +9,6 @@ export { aptInstall, canUseApt } from './services/apt';
 export { postgresUrlFor, startPrivatePostgres, stopPrivatePostgres, type PrivatePostgres } from './services/private-postgres';
 export { redisUrlFor, startPrivateRedis, stopPrivateRedis, type PrivateRedis } from './services/private-redis';
 export { findFreePort } from './services/server-state';
+export { startPrivateSentinelGroup, PrivateSentinelGroup, type StartPrivateSentinelOptions } from './services/private-sentinel';
+export { findRedisBinaries, type RedisProcess } from './services/redis-process';
 export * from './netns';
