@@ -1,0 +1,307 @@
+/**
+ * API latencies at scale (issue 17, "Queries at scale"): on one planned run with about 1,000,000 `run_stages`, fills
+ * item results (100,000 by default) and the stage results they rest on, straight in SQL, then measures p50/p95 of
+ * the API's run status, leaderboard, item list page, item detail and comparison, and the wall time of
+ * `sqlsweep status <run>`; and reports the storage per row of the tables a sweep grows.
+ *
+ * `measureApiLatencies({ databaseUrl, redisUrl, runId })` is what bench/scale/run.ts calls on its planned run.
+ * `seedSyntheticRun` makes such a run without planning (rows written by SQL) for developing this part alone:
+ * `node -r @swc-node/register bench/scale/api-latency.ts [--variants 5 --items 20000 --stages 10]` (a database of its
+ * own on DATABASE_URL's server, dropped afterwards).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from 'pg';
+
+const repoRoot = join(__dirname, '..', '..');
+
+export interface ApiLatencyOptions {
+  /** Postgres URL of the (migrated) database that holds the run. */
+  databaseUrl: string;
+  /** Redis the orchestrator connects to (nothing is enqueued; its queue prefix is a fresh one). */
+  redisUrl: string;
+  /** The planned run: its stages get results and its (variant, item) pairs item results, in item order across variants. */
+  runId: string;
+  /** Item results the run holds when measured (default 100,000; fewer when the run plans fewer pairs). */
+  itemResults?: number;
+  /** Timed requests per endpoint, after one untimed warm-up (reported apart as `coldMs`). Default 30. */
+  samples?: number;
+  /** Timed `sqlsweep status <run>` processes. Default 5. */
+  statusRuns?: number;
+  /** Progress lines (default: to stderr). */
+  log?: (line: string) => void;
+}
+
+export interface LatencyFigures { samples: number; coldMs: number; p50Ms: number; p95Ms: number; maxMs: number }
+
+export interface TableStorage { rows: number; bytes: number; bytesPerRow: number }
+
+export interface ApiLatencyResult {
+  runStages: number;
+  itemResults: number;
+  /** Stage results whose key the run plans. */
+  stageResults: number;
+  /** Time to write the item and stage results by SQL. */
+  fillMs: number;
+  endpoints: Record<'runStatus' | 'leaderboard' | 'itemsPage' | 'itemDetail' | 'compare', LatencyFigures>;
+  /** `sqlsweep status <run>`: wall time of the whole process (start-up included), and the time it takes past start-up. */
+  status: LatencyFigures;
+  /** pg_total_relation_size (heap, TOAST and indexes) over the row count. */
+  storage: { runStages: TableStorage; stageResults: TableStorage; itemResults: TableStorage };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function figures(cold: number, timings: number[]): LatencyFigures {
+  const s = [...timings].sort((a, b) => a - b);
+  const r = (v: number) => Math.round(v * 10) / 10;
+  return { samples: s.length, coldMs: r(cold), p50Ms: r(percentile(s, 50)), p95Ms: r(percentile(s, 95)), maxMs: r(s[s.length - 1] ?? 0) };
+}
+
+async function withClient<T>(url: string, f: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await f(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Gives the first `target` (variant, item) pairs of the run (items in key order, each under every variant, so
+ * variants can be compared on shared items) a result for every planned stage and an item result. Deterministic:
+ * correctness and costs derive from a hash of the key. Existing rows are kept.
+ */
+export async function fillRunResults(c: Client, runId: string, target: number): Promise<{ itemResults: number; stageResults: number }> {
+  await c.query('DROP TABLE IF EXISTS pg_temp.filled_pairs');
+  await c.query(`CREATE TEMP TABLE filled_pairs AS
+    SELECT variant_id, item_id FROM run_stages WHERE run_id = $1 AND is_final ORDER BY item_id, variant_id LIMIT $2`, [runId, target]);
+  await c.query('CREATE INDEX ON pg_temp.filled_pairs (variant_id, item_id)');
+  await c.query('ANALYZE pg_temp.filled_pairs');
+  // One result per key (keys are shared between variants); the final stage's output holds the verdict.
+  await c.query(`
+    INSERT INTO stage_results (stage_key, stage, output, simulated, input_tokens, output_tokens, cost_usd, latency_ms, run_id, variant_id, machine)
+    SELECT DISTINCT ON (rs.stage_key) rs.stage_key, rs.stage,
+      CASE WHEN rs.is_final THEN jsonb_build_object('correct', h % 3 <> 0, 'errored', false, 'reason', CASE WHEN h % 3 <> 0 THEN 'match' ELSE 'result differs' END,
+             'predictedSql', 'SELECT 1', 'scorer', 'spider-ex@1', 'parseFailed', false, 'metrics', jsonb_build_object('schemaRecall', (h % 100) / 100.0))
+           ELSE jsonb_build_object('text', repeat('x', 200 + h % 400)) END,
+      true, CASE WHEN rs.role = 'llm' THEN 500 + h % 1500 ELSE 0 END, CASE WHEN rs.role = 'llm' THEN 50 + h % 200 ELSE 0 END,
+      CASE WHEN rs.role = 'llm' THEN 0.0001 * (h % 50) ELSE 0 END, h % 900, rs.run_id, rs.variant_id, 'bench-scale'
+    FROM run_stages rs JOIN pg_temp.filled_pairs p ON p.variant_id = rs.variant_id AND p.item_id = rs.item_id,
+      LATERAL (SELECT abs(hashtext(rs.stage_key)) AS h) hk
+    WHERE rs.run_id = $1
+    ON CONFLICT (stage_key) DO NOTHING`, [runId]);
+  await c.query(`
+    INSERT INTO item_results (run_id, variant_id, item_id, final_stage_key, correct, errored, reason, predicted_sql, difficulty,
+      input_tokens, output_tokens, cost_usd, latency_ms, simulated, metrics, scorer, parse_failed)
+    SELECT rs.run_id, rs.variant_id, rs.item_id, rs.stage_key, (sr.output->>'correct')::boolean, false, sr.output->>'reason', 'SELECT 1',
+      di.difficulty, 2000, 300, 0.002, 1500, true, sr.output->'metrics', 'spider-ex@1', false
+    FROM run_stages rs JOIN pg_temp.filled_pairs p ON p.variant_id = rs.variant_id AND p.item_id = rs.item_id
+      JOIN runs r ON r.id = rs.run_id
+      JOIN stage_results sr ON sr.stage_key = rs.stage_key
+      LEFT JOIN dataset_items di ON di.version_id = r.dataset_version_id AND di.item_id = rs.item_id
+    WHERE rs.run_id = $1 AND rs.is_final
+    ON CONFLICT DO NOTHING`, [runId]);
+  await c.query('ANALYZE stage_results');
+  await c.query('ANALYZE item_results');
+  const { rows: [n] } = await c.query<{ items: number; stages: number }>(`
+    SELECT (SELECT count(*)::int FROM item_results WHERE run_id = $1) AS items,
+      (SELECT count(*)::int FROM stage_results sr WHERE sr.stage_key IN (SELECT stage_key FROM run_stages WHERE run_id = $1)) AS stages`, [runId]);
+  return { itemResults: n!.items, stageResults: n!.stages };
+}
+
+async function tableStorage(c: Client, table: string, where = ''): Promise<TableStorage> {
+  const { rows: [r] } = await c.query<{ rows: string; bytes: string }>(
+    `SELECT (SELECT count(*) FROM ${table} ${where}) AS rows, pg_total_relation_size('${table}') AS bytes`);
+  const rows = Number(r!.rows);
+  const bytes = Number(r!.bytes);
+  return { rows, bytes, bytesPerRow: rows > 0 ? Math.round(bytes / rows) : 0 };
+}
+
+interface ApiProcess { url: string; stop(): Promise<void> }
+
+function startOrchestrator(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<ApiProcess> {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/orchestrator/src/main.ts'], {
+    cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stop = () => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => { clearTimeout(t); resolve(); });
+    child.kill('SIGTERM');
+  });
+  createInterface({ input: child.stderr! }).on('line', (l) => log(`orchestrator: ${l}`));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { void stop(); reject(new Error('the orchestrator did not start listening within 90 s')); }, 90_000);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the orchestrator exited (${code}) before listening`)); });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /"orchestrator listening".*:(\d+)"/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: `http://127.0.0.1:${m[1]}`, stop });
+      }
+    });
+  });
+}
+
+async function timeGet(url: string, token: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const body = await res.text();
+  const ms = performance.now() - t0;
+  if (!res.ok) throw new Error(`GET ${url}: ${res.status} ${body.slice(0, 300)}`);
+  return ms;
+}
+
+async function measure(urls: () => string, token: string, samples: number): Promise<LatencyFigures> {
+  const cold = await timeGet(urls(), token);
+  const timings: number[] = [];
+  for (let i = 0; i < samples; i++) timings.push(await timeGet(urls(), token));
+  return figures(cold, timings);
+}
+
+function runStatusCli(env: NodeJS.ProcessEnv, runId: string): Promise<{ wallMs: number; output: string }> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), 'status', runId], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      const wallMs = performance.now() - t0;
+      if (code !== 0) reject(new Error(`sqlsweep status exited ${code}: ${output.slice(-500)}`));
+      else resolve({ wallMs, output });
+    });
+  });
+}
+
+export async function measureApiLatencies(opts: ApiLatencyOptions): Promise<ApiLatencyResult> {
+  const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const samples = opts.samples ?? 30;
+  const t0 = performance.now();
+  const { runStages, filled, storage, variantIds, itemIds } = await withClient(opts.databaseUrl, async (c) => {
+    const { rows: [p] } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM run_stages WHERE run_id = $1', [opts.runId]);
+    log(`api-latency: run ${opts.runId} plans ${p!.n} stages; filling ${opts.itemResults ?? 100_000} item results`);
+    const filledNow = await fillRunResults(c, opts.runId, opts.itemResults ?? 100_000);
+    const { rows: vs } = await c.query<{ id: string }>('SELECT id FROM variants WHERE run_id = $1 ORDER BY position', [opts.runId]);
+    const { rows: its } = await c.query<{ item_id: string }>('SELECT DISTINCT item_id FROM item_results WHERE run_id = $1 AND variant_id = $2 LIMIT 200', [opts.runId, vs[0]!.id]);
+    await c.query('VACUUM ANALYZE run_stages');
+    await c.query('VACUUM ANALYZE stage_results');
+    await c.query('VACUUM ANALYZE item_results');
+    return {
+      runStages: p!.n, filled: filledNow, variantIds: vs.map((v) => v.id), itemIds: its.map((i) => i.item_id),
+      storage: { runStages: await tableStorage(c, 'run_stages'), stageResults: await tableStorage(c, 'stage_results'), itemResults: await tableStorage(c, 'item_results') },
+    };
+  });
+  const fillMs = performance.now() - t0;
+  log(`api-latency: ${filled.itemResults} item results, ${filled.stageResults} stage results in ${(fillMs / 1000).toFixed(1)} s`);
+
+  const token = randomBytes(16).toString('hex');
+  const env: NodeJS.ProcessEnv = {
+    DATABASE_URL: opts.databaseUrl, REDIS_URL: opts.redisUrl, SQLSWEEP_QUEUE_PREFIX: `scale_${randomBytes(4).toString('hex')}`,
+    SQLSWEEP_API_TOKEN: token, PORT: '0', LOG_LEVEL: 'warn', SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'scale-api-')),
+  };
+  const api = await startOrchestrator(env, log);
+  try {
+    const base = `${api.url}/api/runs/${opts.runId}`;
+    let i = 0;
+    const nextItem = () => itemIds[i++ % itemIds.length]!;
+    let page = 0;
+    const endpoints = {
+      runStatus: await measure(() => base, token, samples),
+      leaderboard: await measure(() => `${base}/leaderboard`, token, samples),
+      itemsPage: await measure(() => `${base}/items?limit=50&offset=${50 * (page++ % 20)}`, token, samples),
+      itemDetail: await measure(() => `${base}/items/${encodeURIComponent(nextItem())}`, token, samples),
+      compare: await measure(() => `${api.url}/api/compare?runA=${opts.runId}&variantA=${variantIds[0]}&runB=${opts.runId}&variantB=${variantIds[1] ?? variantIds[0]}`, token, samples),
+    };
+    log(`api-latency: ${JSON.stringify(endpoints)}`);
+    const statusRuns = opts.statusRuns ?? 5;
+    const cold = await runStatusCli(env, opts.runId);
+    const walls: number[] = [];
+    for (let k = 0; k < statusRuns; k++) walls.push((await runStatusCli(env, opts.runId)).wallMs);
+    const status = figures(cold.wallMs, walls);
+    log(`api-latency: sqlsweep status ${JSON.stringify(status)}`);
+    return { runStages, itemResults: filled.itemResults, stageResults: filled.stageResults, fillMs: Math.round(fillMs), endpoints, status, storage };
+  } finally {
+    await api.stop();
+  }
+}
+
+// ------------------------------------------------------------------------------------------- development seed
+
+export interface SyntheticRunOptions { variants: number; items: number; stagesPerItem: number }
+
+/**
+ * A run planned by SQL alone (no planner): a dataset version of `items` items, `variants` variants, and per
+ * (variant, item) a chain of `stagesPerItem` stages (the first shared by every variant, as retrieval is), the last
+ * final. For developing the queries at scale without the planner; bench/scale/run.ts measures a planned run.
+ */
+export async function seedSyntheticRun(c: Client, o: SyntheticRunOptions): Promise<string> {
+  const runId = (await c.query<{ id: string }>('SELECT gen_random_uuid() AS id')).rows[0]!.id;
+  await c.query('BEGIN');
+  const { rows: [ds] } = await c.query<{ id: number }>(`INSERT INTO datasets (name) VALUES ('synthetic-' || $1) RETURNING id`, [runId.slice(0, 8)]);
+  const { rows: [dv] } = await c.query<{ id: number }>(`INSERT INTO dataset_versions (dataset_id, content_hash, format, source_path, item_count)
+    VALUES ($1, md5($2), 'spider', '/synthetic', $3) RETURNING id`, [ds!.id, runId, o.items]);
+  await c.query(`INSERT INTO dataset_items (version_id, item_id, position, split, db_id, question, gold_sql, difficulty, hardness)
+    SELECT $1, 'dev-' || i, i, 'dev', 'db' || (i % 4), 'Synthetic question number ' || i || '?', 'SELECT ' || i, (ARRAY['easy','medium','hard','extra'])[1 + i % 4], (ARRAY['easy','medium','hard','extra'])[1 + i % 4]
+    FROM generate_series(0, $2 - 1) i`, [dv!.id, o.items]);
+  const { rows: [sw] } = await c.query<{ id: string }>(`INSERT INTO sweeps (id, name, source, config, config_hash)
+    VALUES (gen_random_uuid(), 'synthetic', 'bench/scale', '{}', md5($1)) RETURNING id`, [runId]);
+  await c.query(`INSERT INTO runs (id, sweep_id, dataset_version_id, status, item_count, stage_jobs, reused_stages, simulated)
+    VALUES ($1, $2, $3, 'running', $4, $5, 0, true)`, [runId, sw!.id, dv!.id, o.items, o.variants * o.items * (o.stagesPerItem - 1) + o.items]);
+  await c.query(`INSERT INTO variants (id, run_id, variant_key, label, pipeline, model, sample_index, params, position)
+    SELECT gen_random_uuid(), $1, 'v' || v, 'variant ' || v, 'synthetic', 'sim-model', 0, jsonb_build_object('theta', v), v
+    FROM generate_series(0, $2 - 1) v`, [runId, o.variants]);
+  await c.query(`
+    INSERT INTO run_stages (run_id, variant_id, item_id, stage, stage_key, role, params, inputs, input_keys, last_input_key, is_final)
+    SELECT $1, v.id, 'dev-' || i, 's' || lpad(s::text, 2, '0'),
+      CASE WHEN s = 0 THEN md5('shared:' || $1 || ':' || i) ELSE md5($1 || ':' || v.position || ':' || i || ':' || s) END,
+      CASE WHEN s % 3 = 1 THEN 'llm' ELSE 'sql' END, '{}', CASE WHEN s = 0 THEN '{}'::jsonb ELSE jsonb_build_object('prev', 'x') END,
+      CASE WHEN s = 0 THEN '{}'::text[] WHEN s = 1 THEN ARRAY[md5('shared:' || $1 || ':' || i)] ELSE ARRAY[md5($1 || ':' || v.position || ':' || i || ':' || (s - 1))] END,
+      CASE WHEN s = 0 THEN NULL WHEN s = 1 THEN md5('shared:' || $1 || ':' || i) ELSE md5($1 || ':' || v.position || ':' || i || ':' || (s - 1)) END,
+      s = $3 - 1
+    FROM variants v, generate_series(0, $2 - 1) i, generate_series(0, $3 - 1) s
+    WHERE v.run_id = $1`, [runId, o.items, o.stagesPerItem]);
+  await c.query('COMMIT');
+  await c.query('ANALYZE');
+  return runId;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const arg = (name: string, d: number) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? Number(args[i + 1]) : d;
+  };
+  // Loaded here, not at the top: bench/scale/run.ts imports this module for measureApiLatencies alone.
+  const { createTestDatabase } = await import('@sqlsweep/testing');
+  const database = await createTestDatabase();
+  try {
+    const seedStarted = performance.now();
+    const runId = await withClient(database.url, (c) => seedSyntheticRun(c, { variants: arg('--variants', 5), items: arg('--items', 20_000), stagesPerItem: arg('--stages', 10) }));
+    process.stderr.write(`seeded run ${runId} in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
+    const result = await measureApiLatencies({
+      databaseUrl: database.url, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', runId,
+      itemResults: arg('--item-results', 100_000), samples: arg('--samples', 30), statusRuns: arg('--status-runs', 5),
+    });
+    console.log(JSON.stringify(result, null, 2));
+  } finally {
+    if (!args.includes('--keep')) await database.drop();
+    else process.stderr.write(`kept database ${database.url}\n`);
+  }
+}
+
+if (require.main === module) {
+  main().catch((e: Error) => {
+    process.stderr.write(`${e.stack}\n`);
+    process.exit(1);
+  });
+}
