@@ -73,7 +73,8 @@ export const stageTraceSchema = z.object({
   stage: z.string(),
   stageKey: z.string(),
   role: z.string(),
-  status: z.enum(['done', 'failed', 'pending']),
+  /** `skipped`: an LLM stage that passed through without a call (a correction round after the chain stopped). */
+  status: z.enum(['done', 'skipped', 'failed', 'pending']),
   output: z.unknown(),
   prompt: z.unknown().nullable(),
   response: z.string().nullable(),
@@ -89,6 +90,11 @@ export const stageTraceSchema = z.object({
   /** For an LLM stage answered by the simulator: its features and probability; null otherwise (or for older runs). */
   simulation: simulationReportSchema.nullable(),
   createdAt: z.string().nullable(),
+  /**
+   * Who paid `costUsd`: `paid` this run's own call, `cache` an answer this run took from the response cache (it paid
+   * nothing; costUsd is what the call cost), `reused` a result stored by another run; null while there is no result.
+   */
+  costSource: z.enum(['paid', 'cache', 'reused']).nullable(),
 }).meta({ id: 'StageTrace' });
 export type StageTraceDto = z.infer<typeof stageTraceSchema>;
 

@@ -30,7 +30,7 @@ export function stageTraceDto(r: StageTraceRow): StageTraceDto {
   const trace = (typeof r.trace === 'object' && r.trace !== null ? r.trace : {}) as TraceShape;
   return {
     stage: r.stage, stageKey: r.stageKey, role: r.role,
-    status: r.createdAt ? 'done' : r.failure ? 'failed' : 'pending',
+    status: r.createdAt ? (isSkipped(r, trace) ? 'skipped' : 'done') : r.failure ? 'failed' : 'pending',
     output: r.output ?? null,
     prompt: trace.prompt ?? null,
     response: typeof trace.response === 'string' ? trace.response : trace.response === undefined || trace.response === null ? null : JSON.stringify(trace.response),
@@ -39,8 +39,20 @@ export function stageTraceDto(r: StageTraceRow): StageTraceDto {
     inputTokens: r.inputTokens ?? 0, cachedInputTokens: r.cachedInputTokens ?? 0, outputTokens: r.outputTokens ?? 0,
     costUsd: r.costUsd ?? 0, latencyMs: r.latencyMs ?? 0, simulated: r.simulated ?? false,
     simulation: simulationReportSchema.safeParse(trace.simulation).data ?? null,
+    costSource: r.costSource ?? null,
     createdAt: r.createdAt ? r.createdAt.toISOString() : null,
   };
+}
+
+/**
+ * An LLM stage that passed through without a call (`skip`: a correction round or revision after the chain stopped):
+ * stored with no prompt and no tokens, or with an output that says so (`skipped`).
+ */
+function isSkipped(r: StageTraceRow, trace: TraceShape): boolean {
+  if (r.role !== 'llm') return false;
+  const out = r.output as { skipped?: unknown } | null;
+  if (typeof out === 'object' && out !== null && out.skipped === true) return true;
+  return trace.prompt === undefined && !r.inputTokens && !r.outputTokens;
 }
 
 /** Gold stages store the execution result itself; evaluate stages store it under `predicted`. */
