@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
+import { queueKeyPrefix } from '@sqlsweep/queue';
 import { OrchestratorCore, ScheduleService, type RegressionAlertPayload } from '@sqlsweep/orchestration';
 import { repoRoot, waitFor } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
@@ -44,8 +45,8 @@ describe('a nightly schedule fired twice, the second night degraded', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     e2e = await startE2eStack({ workers: 2 });
-    schedulesQueue = new Queue('schedules', { connection: { url: process.env.REDIS_URL }, prefix: e2e.prefix });
-    schedulesEvents = new QueueEvents('schedules', { connection: { url: process.env.REDIS_URL }, prefix: e2e.prefix });
+    schedulesQueue = new Queue('schedules', { connection: { url: process.env.REDIS_URL }, prefix: queueKeyPrefix(e2e.prefix, 'schedules') });
+    schedulesEvents = new QueueEvents('schedules', { connection: { url: process.env.REDIS_URL }, prefix: queueKeyPrefix(e2e.prefix, 'schedules') });
     await schedulesEvents.waitUntilReady();
   });
 

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { queueKeyPrefix } from '@sqlsweep/queue';
 import { replicaPathOf } from '@sqlsweep/datasets';
 import { runIdOf } from './support/cli-output';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
@@ -18,7 +19,7 @@ describe('a sweep end to end: 2 variants x 60 minibench dev items', () => {
   async function jobCounts(): Promise<number> {
     let total = 0;
     for (const name of queues) {
-      const q = new Queue(name, { connection: { url: process.env.REDIS_URL }, prefix: e2e.prefix });
+      const q = new Queue(name, { connection: { url: process.env.REDIS_URL }, prefix: queueKeyPrefix(e2e.prefix, name) });
       const c = await q.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized');
       total += Object.values(c).reduce((a, b) => a + b, 0);
       await q.close();

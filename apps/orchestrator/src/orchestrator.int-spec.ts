@@ -5,7 +5,7 @@ import type { INestApplication } from '@nestjs/common';
 import { apiRoutes } from '@sqlsweep/contracts';
 import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
-import { Queue } from '@sqlsweep/queue';
+import { Queue, queueKeyPrefix } from '@sqlsweep/queue';
 // nx-ignore-next-line
 import { createTestDatabase, testQueuePrefix, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
 import { startTestApi } from './testing/test-api';
@@ -29,7 +29,7 @@ const start = (t: TestDatabase, prefix: string, extra: Record<string, string>, d
 async function waitingStageJobs(prefix: string): Promise<number> {
   let n = 0;
   for (const name of ['stage-llm', 'stage-sql', 'stage-retrieval']) {
-    const q = new Queue(name, { connection: { url: testRedisUrl() }, prefix });
+    const q = new Queue(name, { connection: { url: testRedisUrl() }, prefix: queueKeyPrefix(prefix, name) });
     const c = await q.getJobCounts('waiting', 'prioritized', 'delayed');
     n += c.waiting + c.prioritized + c.delayed;
     await q.close();
@@ -307,7 +307,7 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
 
   it('takes a batch-mode run\'s LLM batches off the queue with its stage jobs when it is cancelled', async () => {
     const { runId } = (await (await post('/api/runs', { config: `${demoConfig}llmMode: batch\n` })).json()) as { runId: string };
-    const llm = new Queue('stage-llm', { connection: { url: testRedisUrl() }, prefix });
+    const llm = new Queue('stage-llm', { connection: { url: testRedisUrl() }, prefix: queueKeyPrefix(prefix, 'stage-llm') });
     try {
       const batches = (await llm.getJobs(['waiting', 'prioritized'])).filter((j) => j.name === 'llm.batch' && j.data.runId === runId);
       expect(batches.map((b) => b.data.model).sort()).toEqual(['sim-strong', 'sim-weak']);

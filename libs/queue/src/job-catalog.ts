@@ -36,6 +36,15 @@ export type JobName = keyof typeof jobCatalog;
 export type JobPayload<N extends JobName> = z.infer<(typeof jobCatalog)[N]['schema']>;
 export const queueNames = [...new Set(Object.values(jobCatalog).map((d) => d.queue))];
 
+/**
+ * BullMQ's key prefix for one queue: `<prefix>:{<queue>}`. The braces are a Redis Cluster hash tag: every key of a
+ * queue (BullMQ's Lua scripts touch several at once) hashes to the same slot, and the queues spread over the slots.
+ * Every Queue and Worker of a queue must use it, or they would not see each other's jobs.
+ */
+export function queueKeyPrefix(prefix: string, queue: string): string {
+  return `${prefix}:{${queue}}`;
+}
+
 export function jobsOfQueue(queue: string): JobName[] {
   return (Object.keys(jobCatalog) as JobName[]).filter((n) => jobCatalog[n].queue === queue);
 }

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedisConnection } from './connection';
-import { jobCatalog, jobIdFor, priorities, type JobName, type JobPayload } from './job-catalog';
+import { jobCatalog, jobIdFor, priorities, queueKeyPrefix, type JobName, type JobPayload } from './job-catalog';
 
 export interface EnqueueOptions { key: string; priority?: keyof typeof priorities }
 
@@ -17,7 +17,7 @@ export class QueueClient {
   queue(name: string): Queue {
     let q = this.queues.get(name);
     if (!q) {
-      q = new Queue(name, { connection: this.connection, prefix: this.prefix });
+      q = new Queue(name, { connection: this.connection, prefix: queueKeyPrefix(this.prefix, name) });
       this.queues.set(name, q);
     }
     return q;

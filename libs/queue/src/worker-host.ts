@@ -3,7 +3,7 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedisConnection } from './connection';
 import { isFinalFailure } from './final-failure';
-import { jobCatalog, jobsOfQueue, type JobName, type JobPayload } from './job-catalog';
+import { jobCatalog, jobsOfQueue, queueKeyPrefix, type JobName, type JobPayload } from './job-catalog';
 
 /** `token` is the job's lock token, needed to move it to delayed from inside the handler. */
 export type JobHandler<N extends JobName> = (payload: JobPayload<N>, job: Job, token?: string) => Promise<void>;
@@ -56,7 +56,7 @@ export class WorkerHost {
         },
         {
           connection,
-          prefix: this.opts.prefix,
+          prefix: queueKeyPrefix(this.opts.prefix, queue),
           concurrency: this.opts.queues[queue],
           lockDuration: this.opts.lockDurationMs ?? 30_000,
           stalledInterval: Math.max(1_000, Math.floor((this.opts.lockDurationMs ?? 30_000) / 2)),

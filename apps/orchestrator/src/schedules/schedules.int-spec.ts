@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
+import { queueKeyPrefix } from '@sqlsweep/queue';
 import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 import { OrchestratorCore } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
@@ -34,7 +35,7 @@ describe('the orchestrator schedules provider and endpoints (real Redis and Post
     app = await NestFactory.create(TestModule, { logger: ['error'] });
     await app.listen(0, '127.0.0.1');
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-    queue = new Queue('schedules', { connection: { url: env.REDIS_URL }, prefix: settings.queuePrefix });
+    queue = new Queue('schedules', { connection: { url: env.REDIS_URL }, prefix: queueKeyPrefix(settings.queuePrefix, 'schedules') });
   });
   afterAll(async () => {
     await app?.close();
