@@ -6,6 +6,7 @@ export * from './dataset-file-store';
 export type { S3StoreSettings } from './s3-dataset-file-store';
 export * from './create-dataset-file-store';
 export * from './stage.repository';
+export * from './stage-result-gc';
 export * from './run.repository';
 export * from './llm-cache.repository';
 export * from './schedule.repository';
