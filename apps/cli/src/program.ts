@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerDatasetsCommand } from './commands/datasets';
 import { registerEvalCommand } from './commands/eval';
+import { registerGcCommand } from './commands/gc';
 import { registerIndexBuildCommand } from './commands/index-build';
 import { registerIndexStatusCommand } from './commands/index-status';
 import { registerModelsCommand } from './commands/models';
@@ -22,5 +23,6 @@ export function buildProgram(): Command {
   registerIndexStatusCommand(program);
   registerIndexBuildCommand(program);
   registerRetrieverCommand(program);
+  registerGcCommand(program);
   return program;
 }
