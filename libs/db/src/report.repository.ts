@@ -57,6 +57,8 @@ export interface StageTraceRow {
   stage: string; stageKey: string; role: string; output: unknown; trace: unknown; failure: string | null;
   inputTokens: number | null; cachedInputTokens: number | null; outputTokens: number | null; costUsd: number | null;
   latencyMs: number | null; simulated: boolean | null; createdAt: Date | null;
+  /** paid (this run's call), cache (this run took the answer from the response cache), reused (another run's result); null without a result. */
+  costSource?: 'paid' | 'cache' | 'reused' | null;
 }
 
 export interface StageProgress { stage: string; planned: number; done: number; failed: number }
@@ -232,7 +234,8 @@ export class ReportRepository {
     const { rows } = await sql<StageTraceRow>`
       SELECT rs.stage, rs.stage_key AS "stageKey", rs.role, sr.output, sr.trace, sf.error AS failure,
         sr.input_tokens AS "inputTokens", sr.cached_input_tokens AS "cachedInputTokens", sr.output_tokens AS "outputTokens",
-        sr.cost_usd AS "costUsd", sr.latency_ms AS "latencyMs", sr.simulated, sr.created_at AS "createdAt"
+        sr.cost_usd AS "costUsd", sr.latency_ms AS "latencyMs", sr.simulated, sr.created_at AS "createdAt",
+        CASE WHEN sr.stage_key IS NULL THEN NULL WHEN sr.run_id IS DISTINCT FROM rs.run_id THEN 'reused' WHEN sr.reused THEN 'cache' ELSE 'paid' END AS "costSource"
       FROM run_stages rs
       LEFT JOIN stage_results sr ON sr.stage_key = rs.stage_key
       LEFT JOIN stage_failures sf ON sf.run_id = rs.run_id AND sf.stage_key = rs.stage_key
