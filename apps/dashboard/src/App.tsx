@@ -4,6 +4,8 @@ import { href, useRoute, type Route } from './lib/router';
 import { ComparePage } from './pages/ComparePage';
 import { ItemPage } from './pages/ItemPage';
 import { ItemsPage } from './pages/ItemsPage';
+import { MatrixPage } from './pages/MatrixPage';
+import { NotFound } from './components/NotFound';
 import { ParamSweepPage } from './pages/ParamSweepPage';
 import { RunPage } from './pages/RunPage';
 import { RunsPage } from './pages/RunsPage';
@@ -11,14 +13,20 @@ import { TrendsPage } from './pages/TrendsPage';
 
 function page(route: Route) {
   const [first, id, sub, subId] = route.path;
-  if (first === 'runs' && id && sub === 'items' && subId) return <ItemPage key={`${id}/${subId}`} runId={id} itemId={subId} />;
+  if (route.path.length > 4 || (first === 'runs' && sub !== undefined && !['items', 'sweep', 'matrix'].includes(sub))) return <UnknownPage route={route} />;
+  if (first === 'runs' && id && sub === 'items' && subId) return <ItemPage key={`${id}/${subId}`} runId={id} itemId={subId} variantId={route.query.get('variant') ?? undefined} />;
+  if (first === 'runs' && id && sub === 'matrix') return <MatrixPage runId={id} route={route} />;
   if (first === 'runs' && id && sub === 'items') return <ItemsPage runId={id} route={route} />;
   if (first === 'runs' && id && sub === 'sweep') return <ParamSweepPage runId={id} route={route} />;
   if (first === 'runs' && id) return <RunPage key={id} runId={id} />;
   if (first === 'runs') return <RunsPage />;
   if (first === 'compare') return <ComparePage route={route} />;
   if (first === 'trends') return <TrendsPage route={route} />;
-  return <p className="error">No page at #/{route.path.join('/')}. <a href={href(['runs'])}>Runs</a></p>;
+  return <UnknownPage route={route} />;
+}
+
+function UnknownPage({ route }: { route: Route }) {
+  return <NotFound what={`The dashboard has no page at #/${route.path.join('/')}.`} />;
 }
 
 export function App() {
@@ -44,7 +52,7 @@ function TokenField() {
   const [token, setToken] = useState(apiToken() ?? '');
   return (
     <form className="token" onSubmit={(e) => { e.preventDefault(); setApiToken(token); window.location.reload(); }}>
-      <input type="password" placeholder="API token (if reads are closed)" value={token} onChange={(e) => setToken(e.target.value)} aria-label="API token" />
+      <input type="password" autoComplete="off" placeholder="API token (if reads are closed)" value={token} onChange={(e) => setToken(e.target.value)} aria-label="API token" />
     </form>
   );
 }

@@ -1,13 +1,15 @@
 import type { ItemResultDto, VariantDto } from '@sqlsweep/contracts';
 import { useApi } from '../lib/api';
-import { ms, shortId, usd } from '../lib/format';
+import { ms, usd } from '../lib/format';
 import { href, type Route } from '../lib/router';
+import { Id } from '../components/Id';
 import { Simulated } from '../components/Simulated';
 import { Status } from '../components/Status';
+import { categoryText, Verdict } from '../components/Verdict';
 
 interface Page<T> { items: T[]; total: number; limit: number; offset: number }
 
-const filterKeys = ['variantId', 'correct', 'errored', 'difficulty', 'q', 'sort', 'order', 'offset'] as const;
+const filterKeys = ['variantId', 'category', 'correct', 'errored', 'difficulty', 'q', 'sort', 'order', 'offset'] as const;
 
 /** Item results of a run with the API's filters; every row opens the item drill-down. */
 export function ItemsPage({ runId, route }: { runId: string; route: Route }) {
@@ -19,17 +21,18 @@ export function ItemsPage({ runId, route }: { runId: string; route: Route }) {
   };
   return (
     <section>
-      <h1>Item results <span className="muted">· run <a href={href(['runs', runId])}>{shortId(runId)}</a></span></h1>
+      <h1>Item results <span className="muted">· run <Id id={runId} href={href(['runs', runId])} /> · <a href={href(['runs', runId, 'matrix'])}>items × variants</a></span></h1>
       <form className="filters" onSubmit={(e) => { e.preventDefault(); go({ q: (new FormData(e.currentTarget).get('q') as string) || undefined }); }}>
         <select value={filters.variantId ?? ''} onChange={(e) => go({ variantId: e.target.value || undefined })} aria-label="variant">
           <option value="">all variants</option>
           {variants.data?.map((v) => <option key={v.id} value={v.id}>{v.label}</option>)}
         </select>
-        <select value={filters.correct ?? ''} onChange={(e) => go({ correct: e.target.value || undefined })} aria-label="correct">
-          <option value="">right and wrong</option><option value="true">right only</option><option value="false">wrong only</option>
+        <select value={filters.category ?? ''} onChange={(e) => go({ category: e.target.value || undefined })} aria-label="verdict">
+          <option value="">every verdict</option>
+          {Object.entries(categoryText).map(([k, t]) => <option key={k} value={k}>{t.label}</option>)}
         </select>
-        <input name="difficulty" placeholder="difficulty" defaultValue={filters.difficulty ?? ''} onBlur={(e) => go({ difficulty: e.target.value || undefined })} />
-        <input name="q" placeholder="search question or item id" defaultValue={filters.q ?? ''} />
+        <input name="difficulty" aria-label="difficulty" placeholder="difficulty" defaultValue={filters.difficulty ?? ''} onBlur={(e) => go({ difficulty: e.target.value || undefined })} />
+        <input name="q" aria-label="search question or item id" placeholder="search question or item id" defaultValue={filters.q ?? ''} />
         <button type="submit">search</button>
       </form>
       <Status loaded={page}>
@@ -40,12 +43,12 @@ export function ItemsPage({ runId, route }: { runId: string; route: Route }) {
               <tbody>
                 {p.items.map((r) => (
                   <tr key={`${r.variantId}/${r.itemId}`} data-testid="item-row">
-                    <td><a href={href(['runs', runId, 'items', r.itemId])}>{r.itemId}</a></td>
+                    <td><a href={href(['runs', runId, 'items', r.itemId], { variant: r.variantId })}>{r.itemId}</a></td>
                     <td>{r.variantLabel} <Simulated on={r.simulated} /></td>
                     <td>{r.dbId}</td>
                     <td className="question">{r.question}</td>
                     <td>{r.difficulty ?? '–'}</td>
-                    <td><Verdict correct={r.correct} errored={r.errored} reason={r.reason} scorer={r.scorer} /></td>
+                    <td><Verdict category={r.category} reason={r.reason} scorer={r.scorer} /></td>
                     <td className="num">{usd(r.costUsd)}</td>
                     <td className="num">{ms(r.latencyMs)}</td>
                   </tr>
@@ -54,18 +57,12 @@ export function ItemsPage({ runId, route }: { runId: string; route: Route }) {
             </table>
             <p className="pager">
               {p.offset + 1}–{Math.min(p.offset + p.items.length, p.total)} of {p.total}{' '}
-              {p.offset > 0 && <button onClick={() => go({ offset: String(Math.max(0, p.offset - p.limit)) })}>previous</button>}
-              {p.offset + p.limit < p.total && <button onClick={() => go({ offset: String(p.offset + p.limit) })}>next</button>}
+              {p.offset > 0 && <button type="button" onClick={() => go({ offset: String(Math.max(0, p.offset - p.limit)) })}>previous</button>}
+              {p.offset + p.limit < p.total && <button type="button" onClick={() => go({ offset: String(p.offset + p.limit) })}>next</button>}
             </p>
           </>
         )}
       </Status>
     </section>
   );
-}
-
-/** A verdict; its tooltip gives the reason and the scorer that gave it. */
-export function Verdict({ correct, errored, reason, scorer }: { correct: boolean; errored: boolean; reason: string; scorer?: string | null }) {
-  const cls = correct ? 'ok' : errored ? 'err' : 'wrong';
-  return <span className={`verdict ${cls}`} data-testid="verdict" title={scorer ? `${reason} (${scorer})` : reason}>{correct ? 'correct' : errored ? 'error' : 'wrong'}</span>;
 }

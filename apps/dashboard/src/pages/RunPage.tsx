@@ -22,6 +22,7 @@ export function RunPage({ runId }: { runId: string }) {
           <p className="facts">
             <span className={`status ${d.run.status}`} data-testid="run-status">{d.run.status}</span> · started {when(d.run.createdAt)} · {d.run.itemCount} items × {d.run.variantCount} variants
             · {d.run.stageJobs} stage jobs, {d.run.reusedStages} reused
+            · <a href={href(['runs', runId, 'matrix'])} data-testid="matrix-link">items × variants</a>
             · <a href={href(['runs', runId, 'items'])}>item results</a>
             · <a href={href(['runs', runId, 'sweep'])}>parameter sweep</a>
             · <a href={href(['trends'], { sweep: d.run.sweepName })}>trends of “{d.run.sweepName}”</a>
