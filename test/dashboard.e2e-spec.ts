@@ -171,14 +171,17 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     const results = (await itemResults()).filter((r) => r.item_id === itemId);
     const stages = await e2e.db.selectFrom('run_stages as s').innerJoin('stage_results as r', 'r.stage_key', 's.stage_key')
       .select(['s.variant_id', 's.stage', 'r.trace']).where('s.run_id', '=', runId).where('s.item_id', '=', itemId).execute();
-    const cards = page.locator('[data-testid=item-variant]');
-    expect(await cards.count()).toBe(2);
-    for (let i = 0; i < 2; i++) {
-      const card = cards.nth(i);
-      const variantId = (await card.getAttribute('data-variant-id'))!;
+    // The page shows one variant at a time (the one in the URL, else the first); its jump menu leads to the others.
+    const jump = await page.locator('[data-testid=variant-jump] a').evaluateAll((els) => els.map((e) => e.getAttribute('data-variant-id')!));
+    expect(jump).toHaveLength(2);
+    for (const variantId of jump) {
+      await page.goto(`${url}/#/runs/${runId}/items/${encodeURIComponent(itemId)}?variant=${variantId}`);
+      const card = page.locator(`[data-testid=item-variant][data-variant-id="${variantId}"]`);
+      await card.waitFor();
+      expect(await page.locator('[data-testid=item-variant]').count()).toBe(1);
       const r = results.find((x) => x.variant_id === variantId)!;
       expect((await card.locator('[data-testid=predicted-sql]').textContent())!.trim()).toBe((r.predicted_sql ?? '(no SQL produced)').trim());
-      expect((await card.locator('[data-testid=verdict]').first().textContent())).toBe(r.correct ? 'correct' : r.errored ? 'error' : 'wrong');
+      expect(await card.locator('[data-testid=verdict]').first().getAttribute('data-category')).toEqual(r.correct ? 'correct' : r.errored ? 'pipeline-error' : expect.stringMatching(/^(wrong-result|sql-error|no-sql)$/));
       const mine = stages.filter((s) => s.variant_id === variantId);
       expect((await card.locator('[data-testid=stage-trace]').evaluateAll((els) => els.map((e) => e.getAttribute('data-stage')))).sort())
         .toEqual(mine.map((s) => s.stage).sort());
