@@ -4,7 +4,9 @@
  * per second, and the orchestration cost per stage job (phases timed by the workers) next to a no-op BullMQ job's
  * cost and a Postgres round trip's, measured in the same run.
  *
- *   npm run bench -- sweep [--items N] [--workers N] [--serial-items N]
+ *   npm run bench -- sweep [--items N] [--workers N] [--serial-items N] [--cpu-prof DIR]
+ *
+ * --cpu-prof DIR: the throughput run's workers write V8 CPU profiles (.cpuprofile) into DIR when they stop.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -146,7 +148,7 @@ function costliestStages(lines: StageDone[], top = 8) {
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { items: { type: 'string', default: '75' }, workers: { type: 'string', default: '2' }, 'serial-items': { type: 'string', default: '3' } } });
+  const { values } = parseArgs({ options: { items: { type: 'string', default: '75' }, workers: { type: 'string', default: '2' }, 'serial-items': { type: 'string', default: '3' }, 'cpu-prof': { type: 'string' } } });
   const endpoints = await setup({ allowEmbeddedPostgres: false, log: () => undefined });
   process.env.REDIS_URL = endpoints.redisUrl;
   process.env.DATABASE_URL = endpoints.databaseUrl;
@@ -173,12 +175,14 @@ async function main(): Promise<void> {
     const started = performance.now();
     const serversBefore = serverCpuMs();
     const workersBefore = processCpuMs({ pids: workers.map((w) => w.child.pid!) });
+    const simulatorBefore = processCpuMs({ pids: [sim.child.pid!] });
     const r = await runCli(['run', config, '--workers', '0', '--no-progress', '--fresh-llm'], env, 1_800_000);
     const wallMs = performance.now() - started;
     const serversAfter = serverCpuMs();
     const cpuMs = {
       postgres: serversAfter.postgres - serversBefore.postgres, redis: serversAfter.redis - serversBefore.redis,
       workers: processCpuMs({ pids: workers.map((w) => w.child.pid!) }) - workersBefore,
+      simulator: processCpuMs({ pids: [sim.child.pid!] }) - simulatorBefore,
     };
     if (r.code !== 0) throw new Error(`bench sweep failed:\n${r.stdout}\n${r.stderr}`);
     const runId = /run ([0-9a-f-]{36}) created/.exec(r.stdout)![1];
@@ -208,7 +212,10 @@ async function main(): Promise<void> {
     const serial = await sweep(sweepConfig('bench-serial', Number(values['serial-items'])));
     // Throughput: the default worker processes, warmed on two items, then the whole sweep.
     await stopWorkers(workers);
-    workers = watched(startWorkers(Number(values.workers), { ...env, LOG_LEVEL: 'info' }, collect));
+    const profile = values['cpu-prof']
+      ? { SQLSWEEP_BENCH_CPU_PROF_DIR: resolve(values['cpu-prof']), NODE_OPTIONS: `--require ${require.resolve('@swc-node/register')} --require ${join(__dirname, 'cpu-profile-preload.ts')}` }
+      : {};
+    workers = watched(startWorkers(Number(values.workers), { ...env, ...profile, LOG_LEVEL: 'info' }, collect));
     await sweep(sweepConfig('bench-warmup', 2));
     const parallel = await sweep(sweepConfig('bench-sweep', Number(values.items)));
     const variants = await db.db.selectFrom('variants').select('id').where('run_id', '=', parallel.run.id).execute();
@@ -238,7 +245,7 @@ async function main(): Promise<void> {
         stageJobs, stageJobsPerSecond: round(stageJobs / (parallel.wallMs / 1000)),
         wallMsPerStageJob: round(parallel.wallMs / stageJobs),
         meanCommitGroup: round(meanBatch, 2),
-        cpuMsPerStageJob: { postgres: perJob(parallel.cpuMs.postgres), redis: perJob(parallel.cpuMs.redis), workers: perJob(parallel.cpuMs.workers) },
+        cpuMsPerStageJob: { postgres: perJob(parallel.cpuMs.postgres), redis: perJob(parallel.cpuMs.redis), workers: perJob(parallel.cpuMs.workers), simulator: perJob(parallel.cpuMs.simulator) },
       },
       cost: {
         items: serial.run.item_count, stageJobs: serial.jobs.length,
@@ -258,7 +265,7 @@ async function main(): Promise<void> {
         costliestStages: costliestStages(serial.jobs),
       },
       note: [
-        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers and of the worker processes (work included) during the sweep, per stage job.',
+        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers, of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor.',
         'meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',

@@ -168,6 +168,24 @@ describe('StageRunner commits (store, then advance) in groups', () => {
     expect(await enqueuedC([item.c])).toBe(0);
   });
 
+  it('commits a result that cost an LLM call durably and a reused one asynchronously, in groups of their own, each seen by the lookup', async () => {
+    const plan = await planRun('durability', 3);
+    const lines: Record<string, unknown>[] = [];
+    const r = runner(new Advancer(runs, queue), queue, [], stages, lines);
+    // Per item: a paid result (a) and one answered from the response cache (b), both finishing in the same tick.
+    await Promise.all(plan.flatMap((p) => [
+      r.settle(p.pa, { output: 'a', costUsd: 0.01 }, `paid-${p.item}`), r.settle(p.pb, { output: 'b', costUsd: 0.01, reused: true }, `reused-${p.item}`),
+    ]));
+    const byJob = new Map(lines.map((l) => [l.jobId, l]));
+    for (const p of plan) {
+      expect(byJob.get(`paid-${p.item}`)).toMatchObject({ durable: true, batch: 3, inserted: true });
+      expect(byJob.get(`reused-${p.item}`)).toMatchObject({ durable: false, batch: 3, inserted: true });
+    }
+    const stored = await stages.getResults(plan.flatMap((p) => [p.a, p.b]));
+    expect([...stored.values()].map((s) => s.output).sort()).toEqual(['a', 'a', 'a', 'b', 'b', 'b']);
+    expect(await enqueuedC(plan.map((p) => p.c))).toBe(3);
+  });
+
   it('lets two workers store overlapping groups in opposite orders without deadlock, each key once', async () => {
     const plan = await planRun('overlap', 20);
     const lines: Record<string, unknown>[] = [];

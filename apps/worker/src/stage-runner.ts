@@ -34,14 +34,18 @@ export interface StageRunnerDeps {
 
 interface LoadedDatabase { schema: DatabaseSchema; dbPath: string }
 
-/** A stage whose result is to be stored (`run`) or is stored already, and whose runs are to move on. */
-type Commit = { p: StageJobPayload; run: StageRun } | { p: Pick<StageJobPayload, 'stageKey' | 'final'>; run?: undefined };
+/**
+ * A stage whose result is to be stored (`run`) or is stored already, and whose runs are to move on. `paid`: the result
+ * cost an LLM call made by this execution, so it is committed durably (see `StageRunner`).
+ */
+type Commit = { p: StageJobPayload; run: StageRun; paid: boolean } | { p: Pick<StageJobPayload, 'stageKey' | 'final'>; run?: undefined };
 
 /**
- * What a member of a commit group learns: whether its commit wrote the key, the group's size, and the milliseconds
+ * What a member of a commit group learns: whether its commit wrote the key, the group's size, whether the group
+ * committed durably, and the milliseconds
  * of the group's steps (store; then, unless advancing failed, those of `AdvanceTimings`).
  */
-interface CommitOutcome { inserted: boolean; batch: number; commitMs: { store: number } & Partial<AdvanceTimings> }
+interface CommitOutcome { inserted: boolean; batch: number; durable: boolean; commitMs: { store: number } & Partial<AdvanceTimings> }
 
 /**
  * Computes one stage job: loads its item, database and inputs (from Postgres, or from the job when they are small),
@@ -49,6 +53,11 @@ interface CommitOutcome { inserted: boolean; batch: number; commitMs: { store: n
  * only re-triggers advancing, so at-least-once delivery never yields a second result. Input reads and commits (store,
  * then advance) of jobs running at the same time are grouped: one query, one insert, one dependents lookup and one
  * enqueue per group.
+ *
+ * Durability follows cost: a result that cost an LLM call made here is committed durably (fsync) before its
+ * dependents are enqueued; any other result (SQL execution, retrieval, evaluation, an answer from the response cache)
+ * is committed asynchronously, as its own group, since one lost with a Postgres crash is computed again by the
+ * reconciler for nothing. Either way the row is visible before the dependents lookup starts.
  */
 export class StageRunner {
   private readonly machine = hostname();
@@ -60,7 +69,8 @@ export class StageRunner {
     const found = await this.deps.stages.getResults([...new Set(keyLists.flat())]);
     return keyLists.map(() => found);
   });
-  private readonly commits = new GroupCommit<Commit, CommitOutcome>((batch) => this.commitBatch(batch));
+  private readonly paidCommits = new GroupCommit<Commit, CommitOutcome>((batch) => this.commitBatch(batch, true));
+  private readonly cheapCommits = new GroupCommit<Commit, CommitOutcome>((batch) => this.commitBatch(batch, false));
 
   constructor(private readonly deps: StageRunnerDeps) {}
 
@@ -71,19 +81,19 @@ export class StageRunner {
     // stores nothing twice.
     const inputKeys = Object.values(p.inputs);
     const stored = carriedInputs(p) ?? (inputKeys.length ? await this.reads.submit([p.stageKey, ...inputKeys]) : new Map<string, Stored>());
-    let run: StageRun | undefined;
+    let done: { run: StageRun; paid: boolean } | undefined;
     if (!stored.has(p.stageKey)) {
       const impl = this.implementation(p);
       const ctx = await this.context(p, job, stored);
       clock.lap('load');
-      run = await this.work(impl, ctx, p, job, token);
+      done = await this.work(impl, ctx, p, job, token);
       clock.lap('work');
     } else {
       clock.lap('load');
     }
-    const { inserted, batch, commitMs } = await this.commits.submit(run ? { p, run } : { p });
+    const { inserted, batch, durable, commitMs } = await this.commit(done ? { p, ...done } : { p });
     clock.lap('commit');
-    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, batch, ms: clock.laps, commitMs }, 'stage done');
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, batch, durable, ms: clock.laps, commitMs }, 'stage done');
   }
 
   /**
@@ -102,14 +112,22 @@ export class StageRunner {
     }
   }
 
-  private async work(impl: StageImplementation, ctx: StageContext, p: StageJobPayload, job: Job, token?: string): Promise<StageRun> {
+  /** Runs the stage; `paid` when it made an LLM call that was not answered from the response cache. */
+  private async work(impl: StageImplementation, ctx: StageContext, p: StageJobPayload, job: Job, token?: string): Promise<{ run: StageRun; paid: boolean }> {
     const started = performance.now();
     try {
-      const run = impl.kind === 'compute' ? await impl.run(ctx) : (impl.skip?.(ctx) ?? await this.ask(impl, ctx, p));
-      return { ...run, latencyMs: run.latencyMs ?? performance.now() - started };
+      const skipped = impl.kind === 'llm' ? impl.skip?.(ctx) : undefined;
+      const run = impl.kind === 'compute' ? await impl.run(ctx) : (skipped ?? await this.ask(impl, ctx, p));
+      const paid = impl.kind === 'llm' && !skipped && !run.reused;
+      return { run: { ...run, latencyMs: run.latencyMs ?? performance.now() - started }, paid };
     } catch (e) {
       throw await this.translate(e, job, token);
     }
+  }
+
+  /** Durably when the result cost an LLM call, else asynchronously; each kind in groups of its own. */
+  private commit(c: Commit): Promise<CommitOutcome> {
+    return (c.run && c.paid ? this.paidCommits : this.cheapCommits).submit(c);
   }
 
   implementation(p: StageJobPayload): StageImplementation {
@@ -120,13 +138,13 @@ export class StageRunner {
 
   /** Stores a result computed elsewhere (an LLM batch) and advances past it, as a stage job would. */
   async settle(p: StageJobPayload, run: StageRun, jobId: string | undefined): Promise<void> {
-    const { inserted, batch, commitMs } = await this.commits.submit({ p, run });
-    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId, stage: p.stage, inserted, batch, commitMs }, 'stage done');
+    const { inserted, batch, durable, commitMs } = await this.commit({ p, run, paid: !run.reused });
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId, stage: p.stage, inserted, batch, durable, commitMs }, 'stage done');
   }
 
   /** Moves the runs on past a result that is stored already. */
   async advance(p: Pick<StageJobPayload, 'stageKey' | 'final'>): Promise<void> {
-    await this.commits.submit({ p });
+    await this.commit({ p });
   }
 
   /**
@@ -135,7 +153,7 @@ export class StageRunner {
    * own retries, so the stage jobs themselves succeed. The insert commits before the dependents lookup starts, so
    * of two inputs stored at once by different workers, the later lookup sees both.
    */
-  private async commitBatch(batch: Commit[]): Promise<CommitOutcome[]> {
+  private async commitBatch(batch: Commit[], durable: boolean): Promise<CommitOutcome[]> {
     const started = performance.now();
     const computed = batch.filter((c): c is Extract<Commit, { run: StageRun }> => c.run !== undefined);
     const written = await this.deps.stages.saveResults(computed.map(({ p, run }) => ({
@@ -143,7 +161,7 @@ export class StageRunner {
       inputTokens: run.usage?.inputTokens, cachedInputTokens: run.usage?.cachedInputTokens, outputTokens: run.usage?.outputTokens,
       costUsd: run.costUsd, reused: run.reused, latencyMs: run.latencyMs, trace: run.trace,
       runId: p.runId, variantId: p.variantId, machine: this.machine,
-    })));
+    })), { durable });
     const stored = batch.map(({ p }) => ({ stageKey: p.stageKey, final: p.final }));
     let commitMs: CommitOutcome['commitMs'] = { store: Math.round((performance.now() - started) * 1000) / 1000 };
     try {
@@ -153,7 +171,7 @@ export class StageRunner {
       await this.deps.queue.enqueueMany('run.advance', stored.map(({ stageKey }) => ({ payload: { stageKey }, key: stageKey })));
     }
     // Of two commits of one key in a group, the first wrote it.
-    return batch.map((c) => ({ inserted: !!c.run && written.delete(c.p.stageKey), batch: batch.length, commitMs }));
+    return batch.map((c) => ({ inserted: !!c.run && written.delete(c.p.stageKey), batch: batch.length, durable, commitMs }));
   }
 
   /** The stage's context: its item, database replica and input outputs (`stored` when already at hand), from Postgres. */
@@ -165,7 +183,7 @@ export class StageRunner {
     const inputs: Record<string, unknown> = {};
     for (const [name, key] of inputKeys) {
       const r = stored.get(key);
-      if (!r) throw new Error(`input ${name} (${key.slice(0, 12)}) of stage ${p.stage} has no result yet`);
+      if (!r) throw await this.missingInput(p, name, key);
       inputs[name] = r.output;
     }
     assertPlannedFault(p, this.deps.faults);
@@ -179,6 +197,21 @@ export class StageRunner {
       },
     };
     return ctx;
+  }
+
+  /**
+   * A stage is enqueued only once its inputs are stored, so an input read as missing was lost since: a result
+   * committed asynchronously (see the class comment) that a Postgres crash took. The run is re-planned here and now, so
+   * that the input is enqueued again at once rather than at the reconciler's next pass, and the job retries.
+   */
+  private async missingInput(p: StageJobPayload, name: string, key: string): Promise<Error> {
+    try {
+      const { enqueued } = await this.deps.advancer.reconcile(p.runId);
+      this.deps.log({ runId: p.runId, stageKey: p.stageKey, input: key, enqueued }, 'input missing: run re-planned');
+    } catch (e) {
+      this.deps.log({ runId: p.runId, stageKey: p.stageKey, input: key, err: (e as Error).message }, 'input missing: re-planning failed, left to the reconciler');
+    }
+    return new Error(`input ${name} (${key.slice(0, 12)}) of stage ${p.stage} has no result yet`);
   }
 
   private async ask(stage: LlmStage, ctx: StageContext, p: StageJobPayload): Promise<StageRun> {

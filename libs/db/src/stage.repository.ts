@@ -30,9 +30,14 @@ export class StageRepository {
    * The output is never replaced, but the accounting of a reused row is: when two executions of one stage raced and
    * the one answered from the response cache wrote first, the paid one's write takes over the row's tokens, latency,
    * run and `reused = false`, so the run that paid is charged once (its output is the same cached answer).
+   *
+   * `durable: false` commits asynchronously (`synchronous_commit = off` for this statement's transaction): the rows are
+   * visible to every session at once, but a Postgres crash in the next fraction of a second may lose them. Only for
+   * results that cost nothing to compute again (see docs/architecture.md, "Durability follows cost").
    */
-  async saveResults(results: StageResultInput[]): Promise<Set<string>> {
+  async saveResults(results: StageResultInput[], opts: { durable?: boolean } = {}): Promise<Set<string>> {
     if (results.length === 0) return new Set();
+    const durable = opts.durable ?? true;
     const rows = [...paidFirstPerKey(results)].sort((a, b) => (a.stageKey < b.stageKey ? -1 : a.stageKey > b.stageKey ? 1 : 0)).map((r) => ({
       stage_key: r.stageKey, stage: r.stage, output: r.output, simulated: r.simulated,
       input_tokens: r.inputTokens ?? 0, cached_input_tokens: r.cachedInputTokens ?? 0, output_tokens: r.outputTokens ?? 0,
@@ -41,14 +46,17 @@ export class StageRepository {
     }));
     // A JSON null comes out of the document as SQL NULL: an output of null is stored as JSON null, as it was given.
     // xmax = 0 only on a row this statement inserted; an updated one (a paid write over a reused one) was written before.
-    const written = await executePrepared(this.db, 'save-stage-results', sql<{ stage_key: string; inserted: boolean }>`
+    // Not durable: the statement's own transaction commits without waiting for its WAL to reach disk (set_config local
+    // to it, evaluated once by the one-row join), in one round trip as a durable write.
+    const asyncCommit = sql.raw(durable ? '' : ", (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit");
+    const written = await executePrepared(this.db, durable ? 'save-stage-results' : 'save-stage-results-async', sql<{ stage_key: string; inserted: boolean }>`
       INSERT INTO stage_results (stage_key, stage, output, simulated, input_tokens, cached_input_tokens, output_tokens,
                                  cost_usd, latency_ms, trace, run_id, variant_id, machine, reused)
       SELECT stage_key, stage, coalesce(output, 'null'::jsonb), simulated, input_tokens, cached_input_tokens, output_tokens,
         cost_usd, latency_ms, trace, run_id, variant_id, machine, reused
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(stage_key text, stage text, output jsonb, simulated boolean,
         input_tokens integer, cached_input_tokens integer, output_tokens integer, cost_usd float8, latency_ms float8, trace jsonb,
-        run_id uuid, variant_id uuid, machine text, reused boolean)
+        run_id uuid, variant_id uuid, machine text, reused boolean) ${asyncCommit}
       ON CONFLICT (stage_key) DO UPDATE SET
         input_tokens = excluded.input_tokens, cached_input_tokens = excluded.cached_input_tokens, output_tokens = excluded.output_tokens,
         cost_usd = excluded.cost_usd, latency_ms = excluded.latency_ms, run_id = excluded.run_id, variant_id = excluded.variant_id,
