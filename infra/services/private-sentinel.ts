@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isProcessAlive } from './file-lock';
 import { waitFor } from './probe';
@@ -70,6 +71,28 @@ export class PrivateSentinelGroup {
     }, timeoutMs);
   }
 
+  /**
+   * Cuts the replication links of the current primary: its replication user is switched off and its replicas'
+   * connections closed, so they cannot sync again while it goes on taking writes. Killing the primary after this is
+   * the failover that loses data: whatever it acknowledged since the cut never reached the replica that is promoted.
+   */
+  async cutReplication(): Promise<RedisProcess> {
+    const primary = await this.primary();
+    const done = await withClient(`redis://127.0.0.1:${primary.port}`, async (c) => {
+      await c.call('ACL', 'SETUSER', REPLICATION_USER, 'off');
+      await c.call('CLIENT', 'KILL', 'USER', REPLICATION_USER);
+      return { ok: true, value: true };
+    });
+    if (!done.ok) throw new Error(`cutting replication on ${primary.name}: ${done.reason}`);
+    for (const replica of this.servers.filter((s) => s !== primary && isProcessAlive(s.pid))) {
+      await waitFor(`${replica.name} to lose its link to ${primary.name}`, () => withClient(`redis://127.0.0.1:${replica.port}`, async (c) => {
+        const info = await c.info('replication');
+        return /master_link_status:down/.test(info) ? { ok: true, value: true } : { ok: false, reason: 'link still up' };
+      }), 5_000);
+    }
+    return primary;
+  }
+
   /** SIGKILLs a data server (the primary, for a failover). */
   kill(server: RedisProcess): void {
     if (isProcessAlive(server.pid)) process.kill(server.pid, 'SIGKILL');
@@ -80,6 +103,9 @@ export class PrivateSentinelGroup {
     await stopRedisProcesses([...this.sentinels, ...this.servers]);
   }
 }
+
+/** The user replicas authenticate as (any data server may become the primary, so each has it). */
+const REPLICATION_USER = 'replication';
 
 /**
  * Starts a primary, `replicas` replicas (default 1) and `sentinels` Sentinels (default 3) from one redis-server
@@ -98,10 +124,21 @@ export async function startPrivateSentinelGroup(opts: StartPrivateSentinelOption
   const sentinels: RedisProcess[] = [];
   try {
     const [primaryPort, ...rest] = ports;
+    const replicationPassword = randomBytes(12).toString('hex');
     const dataServer = async (name: string, port: number, args: string[]) => {
       const dir = join(opts.dir, name);
       mkdirSync(dir, { recursive: true });
-      const p = await startRedisProcess({ binary: opts.binary, dir, name, port, confFile: opts.confPath, args });
+      // redis-server 7.0 declares a `user` twice when it comes from the command line or after an `include` ("Duplicate
+      // user found"), so the base configuration is copied into the server's own file.
+      const confFile = join(dir, 'redis.conf');
+      writeFileSync(confFile, [
+        readFileSync(opts.confPath, 'utf8'),
+        `user ${REPLICATION_USER} on >${replicationPassword} +psync +replconf +ping +sync`,
+        `masteruser ${REPLICATION_USER}`,
+        `masterauth ${replicationPassword}`,
+        '',
+      ].join('\n'));
+      const p = await startRedisProcess({ binary: opts.binary, dir, name, port, confFile, args });
       started.push(p);
       servers.push(p);
       return p;
