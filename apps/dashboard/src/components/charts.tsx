@@ -65,38 +65,58 @@ export function ParetoScatter({ points, xLabel, yLabel, xFmt }: { points: Scatte
   );
 }
 
-export interface Series { name: string; points: { x: number; y: number; marked?: boolean; title?: string }[] }
+export interface Series { name: string; points: { x: number; y: number; marked?: boolean; title?: string; low?: number; high?: number }[] }
 
-/** Line plot of one or more series; `marked` points (e.g. regressions) are drawn as red rings. */
+/**
+ * `n` colours that do not repeat: evenly spaced hues, alternating two lightnesses, all dark enough for 3:1 against
+ * white (lines and marks). A chart never reuses a colour, however many series it has.
+ */
+export function palette(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `hsl(${Math.round((i * 360) / Math.max(n, 1) + 215) % 360} ${i % 2 ? 70 : 60}% ${i % 2 ? 30 : 38}%)`);
+}
+
+/** Line plot of one or more series; `marked` points (e.g. regressions) are drawn as red rings, `low`/`high` as error bars. */
 export function LinePlot({ series, xLabel, yLabel, xFmt, xTicks }: {
   series: Series[]; xLabel: string; yLabel: string; xFmt: (v: number) => string; xTicks?: number[];
 }) {
   const all = series.flatMap((s) => s.points);
   if (all.length === 0) return <p className="muted">no points</p>;
   const x = extent(all.map((p) => p.x), 0.05);
-  const y = extent(all.map((p) => p.y));
+  const y = extent(all.flatMap((p) => [p.y, p.low ?? p.y, p.high ?? p.y]));
   const sx = (v: number) => M.l + ((v - x[0]) / (x[1] - x[0])) * (W - M.l - M.r);
   const sy = (v: number) => H - M.b - ((v - y[0]) / (y[1] - y[0])) * (H - M.t - M.b);
+  const colours = palette(series.length);
+  // Series sharing an x are nudged apart so their error bars do not hide each other.
+  const nudge = (i: number) => (series.length > 1 ? (i - (series.length - 1) / 2) * Math.min(4, 40 / series.length) : 0);
   return (
     <div>
-      <svg className="chart" viewBox={`0 0 ${W} ${H}`} data-testid="line-plot">
+      <svg className="chart" viewBox={`0 0 ${W} ${H}`} data-testid="line-plot" role="img" aria-label={`${yLabel} by ${xLabel}`}>
         <Axes x={x} y={y} xLabel={xLabel} yLabel={yLabel} xFmt={() => ''} yFmt={(v) => v.toFixed(0)} />
         {(xTicks ?? [...new Set(all.map((p) => p.x))]).map((t) => (
           <text key={`t${t}`} x={sx(t)} y={H - M.b + 16} textAnchor="middle">{xFmt(t)}</text>
         ))}
         {series.map((s, i) => (
-          <g key={s.name} className={`series s${i % 6}`}>
-            <polyline points={[...s.points].sort((a, b) => a.x - b.x).map((p) => `${sx(p.x)},${sy(p.y)}`).join(' ')} />
+          <g key={s.name} className="series" style={{ color: colours[i] }} data-testid="series" data-colour={colours[i]}>
+            <polyline stroke="currentColor" points={[...s.points].sort((a, b) => a.x - b.x).map((p) => `${sx(p.x) + nudge(i)},${sy(p.y)}`).join(' ')} />
             {s.points.map((p, j) => (
               <g key={j}>
-                <circle cx={sx(p.x)} cy={sy(p.y)} r={3.5}><title>{p.title ?? `${s.name}: ${p.y.toFixed(2)}`}</title></circle>
-                {p.marked && <circle className="regression-mark" data-testid="regression-mark" cx={sx(p.x)} cy={sy(p.y)} r={9} />}
+                {p.low !== undefined && p.high !== undefined && (
+                  <g className="error-bar" data-testid="error-bar" stroke="currentColor">
+                    <line x1={sx(p.x) + nudge(i)} x2={sx(p.x) + nudge(i)} y1={sy(p.low)} y2={sy(p.high)} />
+                    <line x1={sx(p.x) + nudge(i) - 3} x2={sx(p.x) + nudge(i) + 3} y1={sy(p.low)} y2={sy(p.low)} />
+                    <line x1={sx(p.x) + nudge(i) - 3} x2={sx(p.x) + nudge(i) + 3} y1={sy(p.high)} y2={sy(p.high)} />
+                  </g>
+                )}
+                <circle fill="currentColor" cx={sx(p.x) + nudge(i)} cy={sy(p.y)} r={3.5}><title>{p.title ?? `${s.name}: ${p.y.toFixed(2)}`}</title></circle>
+                {p.marked && <circle className="regression-mark" data-testid="regression-mark" cx={sx(p.x) + nudge(i)} cy={sy(p.y)} r={9} />}
               </g>
             ))}
           </g>
         ))}
       </svg>
-      <div className="legend">{series.map((s, i) => <span key={s.name} className={`legend-item s${i % 6}`}>{s.name}</span>)}</div>
+      <ul className="legend" data-testid="legend">
+        {series.map((s, i) => <li key={s.name} className="legend-item"><span className="swatch" style={{ background: colours[i] }} aria-hidden="true" />{s.name}</li>)}
+      </ul>
     </div>
   );
 }

@@ -59,10 +59,16 @@ export const paramSweepQuerySchema = z.object({ knob: z.string().min(1).max(100)
 /** One line per combination of the other knobs (held fixed), EX at each value of `knob`. */
 export const paramSweepSchema = z.object({
   knob: z.string(),
+  /** Knobs that take more than one value among the run's variants, grid parameters first (the first is the default knob). */
+  varying: z.array(z.string()),
   values: z.array(scalarSchema),
   series: z.array(z.object({
     fixed: z.record(z.string(), scalarSchema),
-    points: z.array(z.object({ value: scalarSchema, variantId: z.string().uuid(), label: z.string(), ex: z.number(), items: z.number().int(), simulated: z.boolean() })),
+    points: z.array(z.object({
+      value: scalarSchema, variantId: z.string().uuid(), label: z.string(), ex: z.number(), items: z.number().int(), simulated: z.boolean(),
+      /** 95 % Wilson interval of `ex`, in percent (the leaderboard's). */
+      low: z.number(), high: z.number(),
+    })),
   })),
   simulated: z.boolean(),
   /** The named scorer(s) of every EX shown (`bird-ex@2`), comma-separated; null when none names one. */

@@ -1,6 +1,6 @@
 import { scorerWarning } from './comparison';
 import { paretoFlags } from './pareto';
-import { paramSweep, type KnobVariant } from './param-sweep';
+import { paramSweep, varyingKnobs, type KnobVariant } from './param-sweep';
 
 describe('paretoFlags', () => {
   it('keeps the points no other point beats on both cost and accuracy', () => {
@@ -20,7 +20,7 @@ describe('paretoFlags', () => {
 });
 
 describe('paramSweep', () => {
-  const v = (id: string, knobs: KnobVariant['knobs'], ex: number): KnobVariant => ({ variantId: id, label: id, knobs, ex, items: 10, simulated: true });
+  const v = (id: string, knobs: KnobVariant['knobs'], ex: number): KnobVariant => ({ variantId: id, label: id, knobs, ex, items: 10, simulated: true, low: ex - 5, high: ex + 5 });
 
   it('draws one line per combination of the other knobs, ordered by the knob', () => {
     const out = paramSweep([
@@ -32,6 +32,15 @@ describe('paramSweep', () => {
       { fixed: { model: 'm1' }, points: [expect.objectContaining({ value: 0, ex: 20 }), expect.objectContaining({ value: 4, ex: 40 }), expect.objectContaining({ value: 8, ex: 50 })] },
       { fixed: { model: 'm2' }, points: [expect.objectContaining({ value: 0, ex: 30, variantId: 'c' })] },
     ]);
+  });
+
+  it('carries the interval of each point', () => {
+    expect(paramSweep([v('a', { shots: 4 }, 40)], 'shots').series[0].points[0]).toEqual(expect.objectContaining({ low: 35, high: 45 }));
+  });
+
+  it('lists the knobs that vary, grid parameters before pipeline, model and sampleIndex', () => {
+    const knobs = (model: string, shots: number, t: number) => ({ knobs: { pipeline: 'p', model, sampleIndex: 0, shots, temperature: t } });
+    expect(varyingKnobs([knobs('m1', 0, 0), knobs('m2', 4, 0), knobs('m1', 8, 0)])).toEqual(['shots', 'model']);
   });
 
   it('returns nothing for a knob no variant has', () => {

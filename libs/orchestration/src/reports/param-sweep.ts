@@ -6,11 +6,13 @@ import { scalarParams, type Scalar } from './views';
 
 export interface KnobVariant {
   variantId: string; label: string; knobs: Record<string, Scalar>; ex: number; items: number; simulated: boolean;
+  /** 95 % interval of `ex`, in percent. */
+  low: number; high: number;
 }
 
 export interface ParamSweepSeries {
   fixed: Record<string, Scalar>;
-  points: Array<{ value: Scalar; variantId: string; label: string; ex: number; items: number; simulated: boolean }>;
+  points: Array<{ value: Scalar; variantId: string; label: string; ex: number; items: number; simulated: boolean; low: number; high: number }>;
 }
 
 /**
@@ -26,10 +28,21 @@ export function paramSweep(variants: KnobVariant[], knob: string): { values: Sca
     const key = JSON.stringify(fixed);
     let series = groups.get(key);
     if (!series) groups.set(key, (series = { fixed, points: [] }));
-    series.points.push({ value: v.knobs[knob], variantId: v.variantId, label: v.label, ex: v.ex, items: v.items, simulated: v.simulated });
+    series.points.push({ value: v.knobs[knob], variantId: v.variantId, label: v.label, ex: v.ex, items: v.items, simulated: v.simulated, low: v.low, high: v.high });
   }
   for (const s of groups.values()) s.points.sort((a, b) => values.indexOf(a.value) - values.indexOf(b.value));
   return { values, series: [...groups.values()] };
+}
+
+/**
+ * Knobs that take more than one value, grid parameters first (in the order the variants carry them), then pipeline,
+ * model and sampleIndex: the parameter sweep's default is the first grid knob, not the model.
+ */
+export function varyingKnobs(variants: Array<Pick<KnobVariant, 'knobs'>>): string[] {
+  const builtIn = ['pipeline', 'model', 'sampleIndex'];
+  const keys = [...new Set(variants.flatMap((v) => Object.keys(v.knobs)))];
+  const varies = (k: string) => new Set(variants.map((v) => JSON.stringify(v.knobs[k] ?? null))).size > 1;
+  return [...keys.filter((k) => !builtIn.includes(k)), ...builtIn.filter((k) => keys.includes(k))].filter(varies);
 }
 
 function sortScalars(values: Scalar[]): Scalar[] {
@@ -43,7 +56,7 @@ function sortScalars(values: Scalar[]): Scalar[] {
 export async function runParamSweep(repo: ReportRepository, runId: string, knob: string): Promise<ParamSweepDto> {
   const board = await leaderboard(repo, runId);
   const variants = board.map((r) => ({
-    variantId: r.variantId, label: r.label, ex: r.ex, items: r.items, simulated: r.simulated,
+    variantId: r.variantId, label: r.label, ex: r.ex, items: r.items, simulated: r.simulated, low: r.exInterval.low, high: r.exInterval.high,
     knobs: { pipeline: r.pipeline, model: r.model, sampleIndex: r.sampleIndex, ...scalarParams(r.params) },
   }));
   if (!variants.some((v) => knob in v.knobs)) {
@@ -51,5 +64,5 @@ export async function runParamSweep(repo: ReportRepository, runId: string, knob:
     throw new ReportQueryError('query.knob', `no variant of this run has "${knob}"; knobs: ${known.join(', ')}`);
   }
   const scorers = [...new Set(board.flatMap((r) => r.scorer?.split(',') ?? []))].sort();
-  return { knob, ...paramSweep(variants, knob), simulated: variants.some((v) => v.simulated), scorer: scorers.join(',') || null };
+  return { knob, varying: varyingKnobs(variants), ...paramSweep(variants, knob), simulated: variants.some((v) => v.simulated), scorer: scorers.join(',') || null };
 }
