@@ -4,6 +4,7 @@ import { costUsd } from './pricing';
 import { rateLimitObservation } from './providers/http-headers';
 import type { ProviderResult, RateLimitObservation } from './providers/provider';
 import type { LlmCallObservation } from './call-pace';
+import { OutputCaps } from './output-caps';
 import { admissionCharge, budgetLimits, settledCharge } from './rate-accounting';
 import type { BudgetLease, RateBudget } from './rate-budget';
 import { estimateTokens } from './tokens';
@@ -18,21 +19,42 @@ export class BudgetedCaller {
   private readonly meanOutput = new Map<string, number>();
   /** Models whose provider announced higher limits than the catalog declares (reported once per process). */
   readonly allowsMore = new Map<string, string>();
-
   constructor(
     private readonly models: ModelResolver,
     private readonly budget: RateBudget | undefined,
     private readonly log: (obj: object) => void,
     /** Every call the provider answered: its charge, budget wait and latency (what sizes the LLM concurrency). */
     private readonly onCall?: (o: LlmCallObservation) => void,
+    /** The `max_tokens` sent per (model, stage), learned from its answers' lengths. */
+    private readonly outputCaps = new OutputCaps(),
   ) {}
 
+  /**
+   * Sends the stage's learned output cap as `max_tokens` (a provider charging `max_tokens` at admission then counts
+   * what the stage needs); an answer that fills the cap may be cut short and is asked again with the stage's own
+   * limit, `maxTokens`, both calls paid and reported together.
+   */
   async call(m: ResolvedModel, req: LlmRequest, maxTokens: number): Promise<LlmResponse> {
+    const stage = req.attribution?.stage;
+    const sent = this.outputCaps.capFor(m.name, stage, maxTokens);
+    const first = await this.send(m, req, maxTokens, sent);
+    if (!OutputCaps.needsFullLimit(sent, maxTokens, first.usage.outputTokens)) {
+      this.outputCaps.observe(m.name, stage, first.usage.outputTokens);
+      return first;
+    }
+    this.log({ msg: 'llm answer filled its learned max_tokens: asked again with the stage limit', ...req.attribution, model: m.name, sentMaxTokens: sent, maxTokens });
+    const full = await this.send(m, req, maxTokens, maxTokens);
+    this.outputCaps.observe(m.name, stage, full.usage.outputTokens);
+    return paidTogether(first, full);
+  }
+
+  /** One call sending `maxTokens` as the length limit, within the stage's `limit`. */
+  private async send(m: ResolvedModel, req: LlmRequest, limit: number, maxTokens: number): Promise<LlmResponse> {
     const provider = this.models.provider(m);
     const budget = this.budget;
     const inputEstimate = estimateTokens(apiModelOf(m), req.messages);
-    if (inputEstimate + maxTokens > m.config.contextWindow) {
-      throw new LlmError('bad_request', `${m.name}: ${inputEstimate} input + ${maxTokens} output tokens exceed the context window of ${m.config.contextWindow}`);
+    if (inputEstimate + limit > m.config.contextWindow) {
+      throw new LlmError('bad_request', `${m.name}: ${inputEstimate} input + ${limit} output tokens exceed the context window of ${m.config.contextWindow}`);
     }
     const outputEstimate = Math.min(maxTokens, Math.ceil(this.meanOutput.get(m.name) ?? Math.min(maxTokens, 256)));
     const charge = admissionCharge(m.config.limits, { promptTokens: inputEstimate, maxTokens, expectedOutputTokens: outputEstimate });
@@ -120,4 +142,17 @@ export class BudgetedCaller {
       await budget.settle(lease, { inputTokens: lease.inputTokens, outputTokens: lease.outputTokens });
     }
   }
+}
+
+/** One answer for two calls (the first cut short by a learned cap): the second's output, both calls' tokens and cost. */
+function paidTogether(first: LlmResponse, full: LlmResponse): LlmResponse {
+  const usage = {
+    inputTokens: first.usage.inputTokens + full.usage.inputTokens,
+    cachedInputTokens: first.usage.cachedInputTokens + full.usage.cachedInputTokens,
+    outputTokens: first.usage.outputTokens + full.usage.outputTokens,
+    ...(first.usage.cacheWriteInputTokens !== undefined || full.usage.cacheWriteInputTokens !== undefined
+      ? { cacheWriteInputTokens: (first.usage.cacheWriteInputTokens ?? 0) + (full.usage.cacheWriteInputTokens ?? 0) }
+      : {}),
+  };
+  return { ...full, usage, costUsd: first.costUsd + full.costUsd, latencyMs: first.latencyMs + full.latencyMs };
 }

@@ -1,5 +1,6 @@
 import { LlmBatches, type LlmBatchItemResult, type LlmBatchJob } from './batches';
 import { BudgetedCaller } from './budgeted-call';
+import { OutputCaps, type OutputCapSettings } from './output-caps';
 import type { LlmCallObservation } from './call-pace';
 import type { ModelCatalog } from './model-catalog';
 import { apiModelOf, ModelResolver } from './model-resolution';
@@ -30,6 +31,8 @@ export interface LlmClientOptions {
   onCall?: (o: LlmCallObservation) => void;
   /** Backoff of cache puts retried while the store is unreachable (defaults 250 ms doubling to 2 s). */
   keptRetry?: { firstMs?: number; maxMs?: number };
+  /** How the `max_tokens` sent per stage is learned from its answers (OutputCaps; default `defaultOutputCapSettings`). */
+  outputCaps?: OutputCapSettings;
 }
 
 /**
@@ -46,7 +49,7 @@ export class LlmClient {
   constructor(opts: LlmClientOptions) {
     const log = (obj: object) => opts.logger?.(obj);
     this.models = new ModelResolver(opts.catalog, opts.env);
-    this.caller = new BudgetedCaller(this.models, opts.budget, log, opts.onCall);
+    this.caller = new BudgetedCaller(this.models, opts.budget, log, opts.onCall, new OutputCaps(opts.outputCaps));
     this.flights = new SingleFlightCalls({ cache: opts.cache, call: (m, req, maxTokens) => this.caller.call(m, req, maxTokens), log, claims: opts.claims, keptRetry: opts.keptRetry });
     this.batches = new LlmBatches({ models: this.models, cache: opts.cache, kept: this.flights.kept, log });
   }
