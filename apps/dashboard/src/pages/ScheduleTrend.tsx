@@ -1,7 +1,9 @@
 import { useApi } from '../lib/api';
-import { exLabel, pct, shortId, signedPp, when } from '../lib/format';
+import { exLabel, pct, signedPp, when } from '../lib/format';
 import { href } from '../lib/router';
 import { LinePlot } from '../components/charts';
+import { Id } from '../components/Id';
+import { RegressionDetailView } from '../components/RegressionDetail';
 import { Simulated } from '../components/Simulated';
 import { Status } from '../components/Status';
 
@@ -45,11 +47,16 @@ export function ScheduleTrend({ name }: { name: string }) {
             <h2>Regression alerts</h2>
             <Status loaded={alerts}>
               {(a) => a.length === 0 ? <p className="muted">None.</p> : (
-                <ul data-testid="alerts">
-                  {a.map((x) => (
+                <ul data-testid="alerts" className="alerts">
+                  {a.map((x, i) => (
                     <li key={x.id} className="regression" data-testid="alert" data-run-id={x.runId}>
-                      {when(x.createdAt)} · <a href={href(['runs', x.runId])}>{shortId(x.runId)}</a> · {x.payload.text ?? 'regression'}
-                      <span className="muted"> · {x.deliveredAt ? `delivered ${when(x.deliveredAt)}` : `not delivered yet (${x.attempts} attempts${x.lastError ? `: ${x.lastError}` : ''})`}</span>
+                      <details open={i === 0}>
+                        <summary>
+                          {when(x.createdAt)} · run <Id id={x.runId} href={href(['runs', x.runId])} /> · {x.payload.text ?? 'regression'}
+                          <span className="muted"> · {x.deliveredAt ? `delivered ${when(x.deliveredAt)}` : `not delivered yet (${x.attempts} attempts${x.lastError ? `: ${x.lastError}` : ''})`}</span>
+                        </summary>
+                        <RegressionDetailView schedule={name} runId={x.runId} />
+                      </details>
                     </li>
                   ))}
                 </ul>
@@ -62,7 +69,7 @@ export function ScheduleTrend({ name }: { name: string }) {
                   const c = checkOf(n, s.variantKey);
                   return (
                     <tr key={`${n.runId}/${s.variantKey}`} className={c?.regressed ? 'regression' : ''} data-testid="schedule-row" data-run-id={n.runId}>
-                      <td><a href={href(['runs', n.runId])}>{shortId(n.runId)}</a></td><td>{when(n.firedAt)}</td><td>{n.status}</td><td>{s.label}</td>
+                      <td><Id id={n.runId} href={href(['runs', n.runId])} /></td><td>{when(n.firedAt)}</td><td>{n.status}</td><td>{s.label}</td>
                       <td className="num" data-col="ex">{pct(s.ex)}</td>
                       <td className="muted" data-col="scorer">{s.scorer ?? '–'}</td>
                       <td className="num" data-col="delta">{c ? signedPp(c.delta) : '–'}{c && scorerChanged(c) ? ` (scorer changed from ${c.scorerPrevious ?? 'none named'})` : ''}</td>
