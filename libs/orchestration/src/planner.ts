@@ -8,7 +8,7 @@ import { checkDatasetNeeds } from './dataset-needs';
 import { FileKnobHasher } from './file-knob-hashes';
 import { OperatingPointResolver, type OperatingPointDeps } from './operating-points/resolver';
 import { PlanTally, type CostEstimate, type StageKindPlan } from './planning/plan-tally';
-import { stageChunks } from './planning/stage-chunks';
+import { stageChunks, stageKindOrder } from './planning/stage-chunks';
 import { stageEstimator } from './planning/stage-estimator';
 
 export type { CostEstimate, StageKindPlan } from './planning/plan-tally';
@@ -50,6 +50,10 @@ export interface PlannerDeps {
   /** Throws for an unknown model or a missing key, before anything is written. */
   assertModelsUsable(models: string[]): void;
   isSimulated(model: string): boolean;
+  /**
+   * Prices a call from its model, messages, maxTokens and expectedOutputTokens alone (not its temperature or sample
+   * index): the planner prices calls equal in those once.
+   */
   estimateCall(call: LlmCall): { inputTokens: number; outputTokens: number; costUsd: number };
   /** The largest sweep planned; default `defaultAdmissionBudget`. */
   budget?: AdmissionBudget;
@@ -59,14 +63,20 @@ export interface PlannerDeps {
   operatingPoints?: Omit<OperatingPointDeps, 'datasets'>;
   /** Test-only fault switches (`StageFaults`): the stages they break are keyed apart. Never set in production. */
   faults?: StageFaults;
-  /** Stages expanded, keyed and written per chunk; default `defaultPlanChunkSize`. Memory holds about one chunk. */
+  /** Stages expanded, keyed and written per chunk; default `defaultPlanChunkSize`. Memory holds about two chunks. */
   chunkSize?: number;
-  /** Called after each chunk is written (progress; tests stop a plan midway with it). */
+}
+
+/** How one plan streams. */
+export interface PlanStreamOptions {
+  /** Stages per chunk; default the planner's (`PlannerDeps.chunkSize`). */
+  chunkSize?: number;
+  /** Called after each chunk is written and counted (progress). A throw abandons the plan: nothing is kept. */
   onChunk?: (progress: PlanProgress) => void | Promise<void>;
 }
 
 /** Stages per chunk: large enough that a chunk's round trips cost little per row, small enough to hold at once. */
-export const defaultPlanChunkSize = 4_000;
+export const defaultPlanChunkSize = 1_000;
 
 /**
  * Grid -> variants -> per-item stage graphs -> content-hashed keys, minus what is already stored. A sweep is
@@ -83,9 +93,8 @@ export class Planner {
   constructor(private readonly deps: PlannerDeps) {}
 
   /** Plans and, unless `dryRun`, stores the sweep as a new run, streaming; returns the plan without its stages. */
-  async planRun(config: SweepConfig, source: string, opts: { dryRun?: boolean } = {}): Promise<{ plan: PlannedSweep; runId?: string }> {
-    const { plan, runId } = await this.stream(config, source, { store: !opts.dryRun });
-    return { plan, runId };
+  async planRun(config: SweepConfig, source: string, opts: PlanStreamOptions & { dryRun?: boolean } = {}): Promise<{ plan: PlannedSweep; runId?: string }> {
+    return this.stream(config, source, { ...opts, store: !opts.dryRun });
   }
 
   /** Plans without storing anything and returns every stage too: memory grows with the plan (small sweeps, tests). */
@@ -100,7 +109,7 @@ export class Planner {
     return this.deps.runs.createRun({ ...this.runHeader(plan), stageJobs: plan.stageJobs, reusedStages: plan.reused, estimate: plan.estimate, stages: plan.stages });
   }
 
-  private async stream(config: SweepConfig, source: string, opts: { store: boolean; collect?: (chunk: PlannedStage[]) => void }): Promise<{ plan: PlannedSweep; runId?: string }> {
+  private async stream(config: SweepConfig, source: string, opts: PlanStreamOptions & { store: boolean; collect?: (chunk: PlannedStage[]) => void }): Promise<{ plan: PlannedSweep; runId?: string }> {
     const admitted = await this.admit(config, source);
     const { version, items, trainItems } = admitted;
     const variants = await this.resolveOperatingPoints(config, source, version);
@@ -108,29 +117,41 @@ export class Planner {
       config, source, version, items, variants, simulated: config.models.some((m) => this.deps.isSimulated(m)),
     };
     const trainItemIds = trainItems.map((i) => i.itemId);
+    // Every keyer is made (and every file knob hashed) before anything is written: a missing corpus or a graph that
+    // cannot be keyed is refused with nothing to undo.
     const files = new FileKnobHasher(config, source, this.deps.corpusDir);
-    const keyerOf = async (variant: PlannedSweep['variants'][number]) => new VariantKeyer(pipelines[variant.pipeline], variant, {
-      datasetVersion: version.contentHash, cacheNamespace: config.cacheNamespace, trainItemIds, fileHashes: await files.hashesFor(variant), faults: this.deps.faults,
-    });
-    // Every file knob is hashed before anything is written, so a missing corpus is refused with nothing to undo.
-    for (const variant of variants) await files.hashesFor(variant);
+    const keyed: Array<{ variant: PlannedSweep['variants'][number]; keyer: VariantKeyer }> = [];
+    for (const variant of variants) {
+      keyed.push({ variant, keyer: new VariantKeyer(pipelines[variant.pipeline], variant, {
+        datasetVersion: version.contentHash, cacheNamespace: config.cacheNamespace, trainItemIds, fileHashes: await files.hashesFor(variant), faults: this.deps.faults,
+      }) });
+    }
+    const kindOrder = stageKindOrder(variants.map((v) => pipelines[v.pipeline].graph(v)), trainItemIds.length > 0);
     const tally = new PlanTally(stageEstimator({ datasets: this.deps.datasets, versionId: version.id, items: [...items, ...trainItems], estimateCall: this.deps.estimateCall }));
-    const chunkSize = this.deps.chunkSize ?? defaultPlanChunkSize;
+    const chunkSize = opts.chunkSize ?? this.deps.chunkSize ?? defaultPlanChunkSize;
     const run = opts.store ? this.runHeader(header) : undefined;
     const { runId, result } = await this.deps.runs.writePlan(run, async (writer) => {
       let stages = 0;
-      for await (const chunk of stageChunks(variants, items.map((i) => i.itemId), keyerOf, chunkSize)) {
+      // One chunk in flight: Postgres stores a chunk while this thread keys the next one.
+      let inFlight: Promise<void> | undefined;
+      for (const chunk of stageChunks(keyed, items.map((i) => i.itemId), chunkSize)) {
         const planned = chunk.map((c) => c.stage);
-        const fresh = await writer.add(planned);
-        await tally.add(chunk, fresh);
-        opts.collect?.(planned);
-        stages += chunk.length;
-        await this.deps.onChunk?.({ stages, ...writer.written });
+        const written = writer.add(planned);
+        written.catch(() => undefined); // awaited below, after the chunk before it
+        await inFlight;
+        inFlight = written.then(async (fresh) => {
+          await tally.add(chunk, fresh);
+          opts.collect?.(planned);
+          stages += chunk.length;
+          await opts.onChunk?.({ stages, ...writer.written });
+        });
+        inFlight.catch(() => undefined); // awaited with the next chunk, or after the last
       }
+      await inFlight;
       const totals = tally.totals();
       return { stageJobs: totals.stageJobs, reusedStages: totals.reused, estimate: totals.estimate };
     });
-    const plan: PlannedSweep = { ...header, byStage: tally.byStage(), stageJobs: result.stageJobs, reused: result.reusedStages, llmCalls: result.estimate.llmCalls, estimate: result.estimate };
+    const plan: PlannedSweep = { ...header, byStage: tally.byStage(kindOrder), stageJobs: result.stageJobs, reused: result.reusedStages, llmCalls: result.estimate.llmCalls, estimate: result.estimate };
     return { plan, runId };
   }
 

@@ -46,9 +46,11 @@ export class PlanTally {
     }
   }
 
-  /** Per stage kind, in the order each kind first appears in the plan. */
-  byStage(): StageKindPlan[] {
-    return [...this.kinds.values()].map((k) => ({ ...k }));
+  /** Per stage kind, in `order` (kinds it leaves out last, as they came). */
+  byStage(order: readonly string[] = []): StageKindPlan[] {
+    const rank = new Map(order.map((stage, i) => [stage, i]));
+    return [...this.kinds.values()].map((k) => ({ ...k }))
+      .sort((a, b) => (rank.get(a.stage) ?? order.length) - (rank.get(b.stage) ?? order.length));
   }
 
   totals(): { stageJobs: number; reused: number; estimate: CostEstimate } {

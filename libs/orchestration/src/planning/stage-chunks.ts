@@ -5,29 +5,47 @@ import type { KeyedStage, VariantKeyer } from '@sqlsweep/pipelines';
 export interface ChunkStage { stage: PlannedStage; keyer: VariantKeyer }
 
 /**
- * The stages of every (variant, item) in plan order (per variant: its train-items stages, then each evaluated item's
- * graph), keyed, in chunks of at most `chunkSize`. Each variant's keyer is made when its turn comes and dropped after
- * it, so memory holds one chunk and one keyer, however many variants and items the sweep has.
+ * The plan's stages, keyed, in chunks of at most `chunkSize`: first every variant's train-items stages (variant by
+ * variant), then item by item every variant's graph for that item. Item-major, so that the variants of one item,
+ * whose LLM stages often render the same prompt (they differ in temperature or model only), come together and their
+ * estimates can be shared without remembering a prompt per item. Memory holds one chunk and the variants' keyers,
+ * however many items the sweep has.
  */
-export async function* stageChunks<V extends { id: string }>(
-  variants: readonly V[], itemIds: readonly string[], keyerOf: (variant: V) => Promise<VariantKeyer>, chunkSize: number,
-): AsyncGenerator<ChunkStage[]> {
+export function* stageChunks<V extends { id: string }>(
+  variants: ReadonlyArray<{ variant: V; keyer: VariantKeyer }>, itemIds: readonly string[], chunkSize: number,
+): Generator<ChunkStage[]> {
   if (!(chunkSize >= 1)) throw new Error(`plan chunk size must be at least 1, got ${chunkSize}`);
   let chunk: ChunkStage[] = [];
-  for (const variant of variants) {
-    const keyer = await keyerOf(variant);
-    const place = (s: KeyedStage) => chunk.push({
-      keyer,
-      stage: { variantId: variant.id, itemId: s.itemId, stage: s.stage, stageKey: s.key, role: s.role, params: s.params, inputs: s.inputs, isFinal: s.final },
-    });
+  const place = (variantId: string, keyer: VariantKeyer, s: KeyedStage) => chunk.push({
+    keyer,
+    stage: { variantId, itemId: s.itemId, stage: s.stage, stageKey: s.key, role: s.role, params: s.params, inputs: s.inputs, isFinal: s.final },
+  });
+  for (const { variant, keyer } of variants) {
     for (const s of keyer.trainItemStages()) {
-      place(s);
-      if (chunk.length >= chunkSize) { yield chunk; chunk = []; }
-    }
-    for (const itemId of itemIds) {
-      for (const s of keyer.itemStages(itemId)) place(s);
+      place(variant.id, keyer, s);
       if (chunk.length >= chunkSize) { yield chunk; chunk = []; }
     }
   }
+  for (const itemId of itemIds) {
+    for (const { variant, keyer } of variants) {
+      for (const s of keyer.itemStages(itemId)) {
+        place(variant.id, keyer, s);
+        if (chunk.length >= chunkSize) { yield chunk; chunk = []; }
+      }
+    }
+  }
   if (chunk.length > 0) yield chunk;
+}
+
+/**
+ * The stage kinds of a plan in the order they first appear when the plan is listed variant by variant (its
+ * train-items stages, then its item stages, each in graph order): the order `byStage` reports them in.
+ */
+export function stageKindOrder(graphs: ReadonlyArray<ReadonlyArray<{ stage: string; scope?: string }>>, hasTrainItems: boolean): string[] {
+  const order = new Set<string>();
+  for (const graph of graphs) {
+    if (hasTrainItems) for (const node of graph) if (node.scope === 'train-items') order.add(node.stage);
+    for (const node of graph) if (node.scope !== 'train-items') order.add(node.stage);
+  }
+  return [...order];
 }
