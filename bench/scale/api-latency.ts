@@ -190,7 +190,9 @@ export async function measureApiLatencies(opts: ApiLatencyOptions): Promise<ApiL
   const { runStages, filled, storage, variantIds, itemIds } = await withClient(opts.databaseUrl, async (c) => {
     const { rows: [p] } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM run_stages WHERE run_id = $1', [opts.runId]);
     log(`api-latency: run ${opts.runId} plans ${p!.n} stages; filling ${opts.itemResults ?? 100_000} item results`);
-    const filledNow = await fillRunResults(c, opts.runId, opts.itemResults ?? 100_000);
+    const target = opts.itemResults ?? 100_000;
+    const { rows: [had] } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM item_results WHERE run_id = $1', [opts.runId]);
+    const filledNow = had!.n >= target ? { itemResults: had!.n, stageResults: -1 } : await fillRunResults(c, opts.runId, target);
     const { rows: vs } = await c.query<{ id: string }>('SELECT id FROM variants WHERE run_id = $1 ORDER BY position', [opts.runId]);
     const { rows: its } = await c.query<{ item_id: string }>('SELECT DISTINCT item_id FROM item_results WHERE run_id = $1 AND variant_id = $2 LIMIT 200', [opts.runId, vs[0]!.id]);
     await c.query('VACUUM ANALYZE run_stages');
@@ -262,14 +264,14 @@ export async function seedSyntheticRun(c: Client, o: SyntheticRunOptions): Promi
     FROM generate_series(0, $2 - 1) v`, [runId, o.variants]);
   await c.query(`
     INSERT INTO run_stages (run_id, variant_id, item_id, stage, stage_key, role, params, inputs, input_keys, last_input_key, is_final)
-    SELECT $1, v.id, 'dev-' || i, 's' || lpad(s::text, 2, '0'),
-      CASE WHEN s = 0 THEN md5('shared:' || $1 || ':' || i) ELSE md5($1 || ':' || v.position || ':' || i || ':' || s) END,
+    SELECT v.run_id, v.id, 'dev-' || i, 's' || lpad(s::text, 2, '0'),
+      CASE WHEN s = 0 THEN md5('shared:' || $1::text || ':' || i) ELSE md5($1::text || ':' || v.position || ':' || i || ':' || s) END,
       CASE WHEN s % 3 = 1 THEN 'llm' ELSE 'sql' END, '{}', CASE WHEN s = 0 THEN '{}'::jsonb ELSE jsonb_build_object('prev', 'x') END,
-      CASE WHEN s = 0 THEN '{}'::text[] WHEN s = 1 THEN ARRAY[md5('shared:' || $1 || ':' || i)] ELSE ARRAY[md5($1 || ':' || v.position || ':' || i || ':' || (s - 1))] END,
-      CASE WHEN s = 0 THEN NULL WHEN s = 1 THEN md5('shared:' || $1 || ':' || i) ELSE md5($1 || ':' || v.position || ':' || i || ':' || (s - 1)) END,
+      CASE WHEN s = 0 THEN '{}'::text[] WHEN s = 1 THEN ARRAY[md5('shared:' || $1::text || ':' || i)] ELSE ARRAY[md5($1::text || ':' || v.position || ':' || i || ':' || (s - 1))] END,
+      CASE WHEN s = 0 THEN NULL WHEN s = 1 THEN md5('shared:' || $1::text || ':' || i) ELSE md5($1::text || ':' || v.position || ':' || i || ':' || (s - 1)) END,
       s = $3 - 1
     FROM variants v, generate_series(0, $2 - 1) i, generate_series(0, $3 - 1) s
-    WHERE v.run_id = $1`, [runId, o.items, o.stagesPerItem]);
+    WHERE v.run_id = $4::uuid`, [runId, o.items, o.stagesPerItem, runId]);
   await c.query('COMMIT');
   await c.query('ANALYZE');
   return runId;
@@ -283,10 +285,14 @@ async function main(): Promise<void> {
   };
   // Loaded here, not at the top: bench/scale/run.ts imports this module for measureApiLatencies alone.
   const { createTestDatabase } = await import('@sqlsweep/testing');
-  const database = await createTestDatabase();
+  const given = args.indexOf('--database-url');
+  const database = given >= 0
+    ? { url: args[given + 1]!, drop: async () => undefined }
+    : await createTestDatabase();
   try {
     const seedStarted = performance.now();
-    const runId = await withClient(database.url, (c) => seedSyntheticRun(c, { variants: arg('--variants', 5), items: arg('--items', 20_000), stagesPerItem: arg('--stages', 10) }));
+    const givenRun = args.indexOf('--run');
+    const runId = givenRun >= 0 ? args[givenRun + 1]! : await withClient(database.url, (c) => seedSyntheticRun(c, { variants: arg('--variants', 5), items: arg('--items', 20_000), stagesPerItem: arg('--stages', 10) }));
     process.stderr.write(`seeded run ${runId} in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
     const result = await measureApiLatencies({
       databaseUrl: database.url, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', runId,

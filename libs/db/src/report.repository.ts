@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './connection';
 import type { RunStatus } from './schema';
+import { ReportTallies } from './report-tallies';
 import { RunInsightRepository } from './run-insight.repository';
 import { verdictCategorySql } from './verdict-category-sql';
 
@@ -93,9 +94,12 @@ const runListSelect = sql`
 export class ReportRepository {
   /** The run page's cost, reuse, category and rate reads, over the same database. */
   readonly insight: RunInsightRepository;
+  /** Progress and scores kept as tallies brought up to date on read (a run's 1,000,000 stages are not counted per request). */
+  readonly tallies: ReportTallies;
 
   constructor(private readonly db: Db) {
-    this.insight = new RunInsightRepository(db);
+    this.tallies = new ReportTallies(db);
+    this.insight = new RunInsightRepository(db, this.tallies);
   }
 
   async sweeps(limit: number, offset: number, sweepId?: string) {
@@ -125,39 +129,39 @@ export class ReportRepository {
    * from the response cache cost it nothing), and the first and last result times.
    */
   async runProgress(runId: string): Promise<{ itemsDone: number; costUsd: number; firstAt: Date | null; lastAt: Date | null }> {
-    const { rows } = await sql<{ itemsDone: number; costUsd: number | null; firstAt: Date | null; lastAt: Date | null }>`
-      SELECT (SELECT count(*)::int FROM item_results ir WHERE ir.run_id = ${runId}) AS "itemsDone",
-        (SELECT sum(sr.cost_usd) FROM stage_results sr
-          WHERE sr.stage_key IN (SELECT stage_key FROM run_stages WHERE run_id = ${runId}) AND sr.run_id = ${runId} AND NOT sr.reused) AS "costUsd",
-        (SELECT min(created_at) FROM item_results WHERE run_id = ${runId}) AS "firstAt",
-        (SELECT max(created_at) FROM item_results WHERE run_id = ${runId}) AS "lastAt"`.execute(this.db);
-    return { ...rows[0], costUsd: rows[0].costUsd ?? 0 };
+    const [items, stages, { rows: [span] }] = await Promise.all([
+      this.tallies.itemTallies(runId, ['all']), this.tallies.stageTallies(runId),
+      sql<{ firstAt: Date | null; lastAt: Date | null }>`
+        SELECT (SELECT min(created_at) FROM item_results WHERE run_id = ${runId}) AS "firstAt",
+          (SELECT max(created_at) FROM item_results WHERE run_id = ${runId}) AS "lastAt"`.execute(this.db),
+    ]);
+    return {
+      itemsDone: items.reduce((n, t) => n + t.items, 0), costUsd: stages.reduce((n, t) => n + t.paidCostUsd, 0),
+      firstAt: span.firstAt, lastAt: span.lastAt,
+    };
   }
 
   async variants(runId: string) {
     return this.db.selectFrom('variants').selectAll().where('run_id', '=', runId).orderBy('position').execute();
   }
 
-  /** Scores per variant from the item results present now (a running run gets partial scores). */
+  /** Scores per variant from the item results present now (a running run gets partial scores), read from the run's tallies. */
   async variantScores(runId: string): Promise<{ scores: VariantScoreRow[]; byDifficulty: DifficultyScoreRow[]; metrics: VariantMetricRow[] }> {
-    const [scores, byDifficulty, metrics] = await Promise.all([
-      sql<VariantScoreRow>`
-        SELECT variant_id AS "variantId", count(*)::int AS items, count(*) FILTER (WHERE correct)::int AS correct,
-          count(*) FILTER (WHERE errored)::int AS errors, count(*) FILTER (WHERE parse_failed)::int AS "parseFailures",
-          sum(input_tokens)::float8 AS "inputTokens",
-          sum(output_tokens)::float8 AS "outputTokens", sum(cost_usd) AS "costUsd", avg(latency_ms) AS "meanLatencyMs",
-          bool_or(simulated) AS simulated, string_agg(DISTINCT scorer, ',' ORDER BY scorer) AS scorer
-        FROM item_results WHERE run_id = ${runId} GROUP BY variant_id`.execute(this.db),
-      sql<DifficultyScoreRow>`
-        SELECT variant_id AS "variantId", coalesce(difficulty, 'unknown') AS difficulty, count(*)::int AS items,
-          count(*) FILTER (WHERE correct)::int AS correct
-        FROM item_results WHERE run_id = ${runId} GROUP BY variant_id, coalesce(difficulty, 'unknown') ORDER BY 2`.execute(this.db),
-      sql<VariantMetricRow>`
-        SELECT ir.variant_id AS "variantId", e.key AS metric, avg((e.value)::text::float8) AS mean, count(*)::int AS items
-        FROM item_results ir, jsonb_each(ir.metrics) e
-        WHERE ir.run_id = ${runId} AND jsonb_typeof(e.value) = 'number' GROUP BY ir.variant_id, e.key ORDER BY e.key`.execute(this.db),
-    ]);
-    return { scores: scores.rows, byDifficulty: byDifficulty.rows, metrics: metrics.rows };
+    const rows = await this.tallies.itemTallies(runId, ['all', 'difficulty', 'scorer', 'metric']);
+    const scorers = new Map<string, string[]>();
+    for (const t of rows) if (t.dim === 'scorer' && t.items > 0) scorers.set(t.variantId, [...(scorers.get(t.variantId) ?? []), t.key]);
+    const scores = rows.filter((t) => t.dim === 'all' && t.items > 0).map((t): VariantScoreRow => ({
+      variantId: t.variantId, items: t.items, correct: t.correct, errors: t.errors, parseFailures: t.parseFailures,
+      inputTokens: t.inputTokens, outputTokens: t.outputTokens, costUsd: t.costUsd, meanLatencyMs: t.latencyMs / t.items,
+      simulated: t.simulated, scorer: scorers.get(t.variantId)?.sort().join(',') ?? null,
+    }));
+    const byDifficulty = rows.filter((t) => t.dim === 'difficulty' && t.items > 0)
+      .map((t) => ({ variantId: t.variantId, difficulty: t.key, items: t.items, correct: t.correct }))
+      .sort((a, b) => (a.difficulty < b.difficulty ? -1 : a.difficulty > b.difficulty ? 1 : 0));
+    const metrics = rows.filter((t) => t.dim === 'metric' && t.items > 0)
+      .map((t) => ({ variantId: t.variantId, metric: t.key, mean: t.metricSum / t.items, items: t.items }))
+      .sort((a, b) => (a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : 0));
+    return { scores, byDifficulty, metrics };
   }
 
   async itemResults(runId: string, f: ItemResultFilter): Promise<{ items: ItemResultView[]; total: number }> {
@@ -178,6 +182,11 @@ export class ReportRepository {
     const order: RawBuilder<unknown> = f.order === 'desc' ? sql`DESC` : sql`ASC`;
     const sortColumn = itemSortSql[f.sort];
     if (!sortColumn) throw new Error(`unknown sort column ${String(f.sort)}`);
+    // Unfiltered but for the variant, the total is the tallies' (counting 100,000 joined rows per page costs more than the page).
+    const unfiltered = [f.itemId, f.correct, f.errored, f.parseFailed, f.category, f.difficulty, f.dbId, f.q].every((v) => v === undefined);
+    const total = unfiltered
+      ? this.tallies.itemTallies(runId, ['all']).then((t) => t.filter((r) => !f.variantId || r.variantId === f.variantId).reduce((n, r) => n + r.items, 0))
+      : sql<{ n: number }>`SELECT count(*)::int AS n ${from} WHERE ${where}`.execute(this.db).then((r) => r.rows[0].n);
     const [page, count] = await Promise.all([
       sql<ItemResultView>`
         SELECT ir.run_id AS "runId", ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId",
@@ -188,9 +197,9 @@ export class ReportRepository {
         ${from} WHERE ${where}
         ORDER BY ${sortColumn} ${order} NULLS LAST, di.position, v.position
         LIMIT ${f.limit} OFFSET ${f.offset}`.execute(this.db),
-      sql<{ n: number }>`SELECT count(*)::int AS n ${from} WHERE ${where}`.execute(this.db),
+      total,
     ]);
-    return { items: page.rows, total: count.rows[0].n };
+    return { items: page.rows, total: count };
   }
 
   /** The name of the dataset a run is over (any version of it). */
@@ -280,15 +289,18 @@ export class ReportRepository {
     return rows[0];
   }
 
+  /** Distinct keys planned, with a result, and failed, per stage kind: the run's stage tallies and its recorded failures. */
   async stageProgress(runId: string): Promise<StageProgress[]> {
-    const { rows } = await sql<StageProgress>`
-      SELECT rs.stage, count(DISTINCT rs.stage_key)::int AS planned,
-        count(DISTINCT rs.stage_key) FILTER (WHERE r.stage_key IS NOT NULL)::int AS done,
-        count(DISTINCT rs.stage_key) FILTER (WHERE f.stage_key IS NOT NULL)::int AS failed
-      FROM run_stages rs
-      LEFT JOIN stage_results r ON r.stage_key = rs.stage_key
-      LEFT JOIN stage_failures f ON f.run_id = rs.run_id AND f.stage_key = rs.stage_key
-      WHERE rs.run_id = ${runId} GROUP BY rs.stage ORDER BY min(rs.stage)`.execute(this.db);
-    return rows;
+    const [tallies, failed] = await Promise.all([this.tallies.stageTallies(runId), this.failedStages(runId)]);
+    return tallies.map((t) => ({ stage: t.stage, planned: t.planned, done: t.done, failed: failed.get(t.stage)?.all ?? 0 }));
+  }
+
+  /** Failed keys per stage kind of the run (its failures are few; read by the run's key prefix): all, and those without a result. */
+  async failedStages(runId: string): Promise<Map<string, { all: number; withoutResult: number }>> {
+    const { rows } = await sql<{ stage: string; all: number; withoutResult: number }>`
+      SELECT f.stage, count(*)::int AS "all",
+        count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = f.stage_key))::int AS "withoutResult"
+      FROM stage_failures f WHERE f.run_id = ${runId} GROUP BY f.stage`.execute(this.db);
+    return new Map(rows.map((r) => [r.stage, { all: r.all, withoutResult: r.withoutResult }]));
   }
 }

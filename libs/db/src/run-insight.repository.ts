@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './connection';
+import { ReportTallies } from './report-tallies';
 import { verdictCategorySql } from './verdict-category-sql';
 
 /** One stage kind of a run: what it planned, what the run paid for, and what stage reuse and the response cache saved. */
@@ -32,7 +33,7 @@ export interface CompletionRates { stages: StageRateRow[]; windowStart: Date; no
  * value is a bound parameter.
  */
 export class RunInsightRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, private readonly tallies = new ReportTallies(db)) {}
 
   async stageCosts(runId: string): Promise<StageCostRow[]> {
     const { rows } = await sql<StageCostRow>`
@@ -63,12 +64,10 @@ export class RunInsightRepository {
     return rows[0];
   }
 
-  /** Item results per variant and verdict category (verdictCategorySql). */
+  /** Item results per variant and verdict category (verdictCategorySql), from the run's tallies. */
   async categoryCounts(runId: string): Promise<CategoryCountRow[]> {
-    const { rows } = await sql<CategoryCountRow>`
-      SELECT variant_id AS "variantId", ${verdictCategorySql('ir')} AS category, count(*)::int AS n
-      FROM item_results ir WHERE ir.run_id = ${runId} GROUP BY 1, 2`.execute(this.db);
-    return rows;
+    const rows = await this.tallies.itemTallies(runId, ['category']);
+    return rows.filter((t) => t.items > 0).map((t) => ({ variantId: t.variantId, category: t.key, n: t.items }));
   }
 
   /** Every scored item of the run under every variant (what paired tests between the run's variants read). */
@@ -83,17 +82,26 @@ export class RunInsightRepository {
    * the last `windowS` seconds (or since it started, if that is more recent): what an ETA from the observed rate needs.
    */
   async completionRates(runId: string, windowS: number): Promise<CompletionRates> {
-    const { rows } = await sql<StageRateRow & { windowStart: Date; now: Date }>`
-      WITH w AS (SELECT greatest(created_at, now() - make_interval(secs => ${windowS})) AS start, now() AS now FROM runs WHERE id = ${runId}),
-      keys AS (SELECT DISTINCT stage, stage_key FROM run_stages WHERE run_id = ${runId})
-      SELECT k.stage, count(*)::int AS planned, count(r.stage_key)::int AS done,
-        count(*) FILTER (WHERE r.stage_key IS NULL AND EXISTS (SELECT 1 FROM stage_failures f WHERE f.run_id = ${runId} AND f.stage_key = k.stage_key))::int AS failed,
-        count(*) FILTER (WHERE r.run_id = ${runId} AND r.created_at >= w.start)::int AS "inWindow",
-        w.start AS "windowStart", w.now
-      FROM keys k CROSS JOIN w LEFT JOIN stage_results r ON r.stage_key = k.stage_key
-      GROUP BY k.stage, w.start, w.now ORDER BY k.stage`.execute(this.db);
-    const { rows: [w] } = await sql<{ windowStart: Date; now: Date }>`
-      SELECT greatest(created_at, now() - make_interval(secs => ${windowS})) AS "windowStart", now() AS now FROM runs WHERE id = ${runId}`.execute(this.db);
-    return { stages: rows.map(({ windowStart: _s, now: _n, ...r }) => r), windowStart: w?.windowStart ?? new Date(), now: w?.now ?? new Date() };
+    // planned and done from the run's stage tallies; the last window's results found by creation time (an index).
+    const [tallies, failures, window] = await Promise.all([
+      this.tallies.stageTallies(runId),
+      sql<{ stage: string; n: number }>`
+        SELECT f.stage, count(*)::int AS n FROM stage_failures f
+        WHERE f.run_id = ${runId} AND NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = f.stage_key) GROUP BY f.stage`.execute(this.db),
+      sql<{ windowStart: Date; now: Date }>`
+        SELECT greatest(created_at, now() - make_interval(secs => ${windowS})) AS "windowStart", now() AS now FROM runs WHERE id = ${runId}`.execute(this.db),
+    ]);
+    const w = window.rows[0];
+    const windowStart = w?.windowStart ?? new Date();
+    const { rows: recent } = await sql<{ stage: string; n: number }>`
+      SELECT rs.stage, count(DISTINCT sr.stage_key)::int AS n
+      FROM stage_results sr JOIN run_stages rs ON rs.stage_key = sr.stage_key AND rs.run_id = ${runId}
+      WHERE sr.created_at >= ${windowStart} AND sr.run_id = ${runId} GROUP BY rs.stage`.execute(this.db);
+    const failed = new Map(failures.rows.map((r) => [r.stage, r.n]));
+    const inWindow = new Map(recent.map((r) => [r.stage, r.n]));
+    return {
+      stages: tallies.map((t) => ({ stage: t.stage, planned: t.planned, done: t.done, failed: failed.get(t.stage) ?? 0, inWindow: inWindow.get(t.stage) ?? 0 })),
+      windowStart, now: w?.now ?? new Date(),
+    };
   }
 }
