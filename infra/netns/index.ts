@@ -5,3 +5,4 @@ export { HostNetwork, NetnsUnavailableError, type DelayMethod, type HostNetworkO
 export { NAME_PREFIX, creatorPid, runNames } from './names';
 export { spawnInHost, type NetnsProcess } from './netns-process';
 export { removeStaleLeftovers } from './stale';
+export { WorkerHosts, type HostWorker, type ServiceUrls } from './worker-hosts';

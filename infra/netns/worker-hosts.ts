@@ -1,0 +1,86 @@
+/**
+ * sqlsweep worker processes on namespace hosts, reaching Redis, Postgres and the LLM simulator of the root namespace
+ * through gateways on the bridge's address: one gateway per service, its delay the network's where netem is missing.
+ * A worker is started exactly as production starts one (apps/worker/src/main.ts), with its URLs pointing at the
+ * gateways; `started` resolves on its `worker started` log line.
+ */
+import { join } from 'node:path';
+import { startGateway, urlThrough, type Gateway } from './gateway';
+import type { HostNetwork, NetnsHost } from './host-network';
+import { spawnInHost, type NetnsProcess } from './netns-process';
+
+const repoRoot = join(__dirname, '..', '..');
+
+export interface ServiceUrls {
+  redisUrl: string;
+  databaseUrl: string;
+  /** The LLM simulator, when the workers call one. */
+  simUrl?: string;
+}
+
+export interface HostWorker extends NetnsProcess {
+  /** Resolves when the worker logs `worker started`; rejects if it exits first. */
+  started: Promise<void>;
+  /** Its log lines so far (JSON, as the worker writes them). */
+  lines: string[];
+}
+
+export class WorkerHosts {
+  readonly workers: HostWorker[] = [];
+
+  private constructor(readonly net: HostNetwork, private readonly gateways: Record<keyof ServiceUrls, Gateway | undefined>, readonly hostUrls: ServiceUrls) {}
+
+  /** Gateways on the bridge for each service in `urls` (which must be on loopback, where the gateways forward). */
+  static async start(net: HostNetwork, urls: ServiceUrls): Promise<WorkerHosts> {
+    const gatewayTo = (url: string | undefined) => {
+      if (!url) return Promise.resolve(undefined);
+      const u = new URL(url);
+      const port = Number(u.port || (u.protocol === 'http:' ? 80 : 0));
+      return startGateway({ listenHost: net.bridgeAddress, targetHost: u.hostname, targetPort: port, delayMs: net.gatewayDelayMs });
+    };
+    const [redis, database, sim] = await Promise.all([gatewayTo(urls.redisUrl), gatewayTo(urls.databaseUrl), gatewayTo(urls.simUrl)]);
+    const hostUrls: ServiceUrls = {
+      redisUrl: urlThrough(urls.redisUrl, redis!),
+      databaseUrl: urlThrough(urls.databaseUrl, database!),
+      ...(sim && urls.simUrl ? { simUrl: urlThrough(urls.simUrl, sim) } : {}),
+    };
+    return new WorkerHosts(net, { redisUrl: redis, databaseUrl: database, simUrl: sim }, hostUrls);
+  }
+
+  /**
+   * A worker on host `h`: `env` (queue prefix, data folder, concurrency...) plus the gateway URLs
+   * (REDIS_URL, DATABASE_URL, SQLSWEEP_LLM_SIM_URL), which win over `env`'s.
+   */
+  startWorker(h: number, env: NodeJS.ProcessEnv, onLine?: (host: NetnsHost, line: string) => void): HostWorker {
+    const host = this.net.hosts[h];
+    if (!host) throw new Error(`no host ${h}: the network has ${this.net.hosts.length}`);
+    const lines: string[] = [];
+    let ready: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    const proc = spawnInHost(host, [process.execPath, '-r', require.resolve('@swc-node/register'), join(repoRoot, 'apps/worker/src/main.ts')], {
+      cwd: repoRoot,
+      env: {
+        ...process.env, LOG_LEVEL: 'info', SWC_NODE_PROJECT: join(repoRoot, 'tsconfig.json'), ...env,
+        REDIS_URL: this.hostUrls.redisUrl, DATABASE_URL: this.hostUrls.databaseUrl,
+        ...(this.hostUrls.simUrl ? { SQLSWEEP_LLM_SIM_URL: this.hostUrls.simUrl } : {}),
+      },
+      onLine: (line) => {
+        lines.push(line);
+        if (line.includes('"worker started"')) ready();
+        onLine?.(host, line);
+      },
+    });
+    const exitedFirst = new Promise<never>((_, reject) => proc.child.once('exit', (code, signal) => reject(new Error(
+      `the worker on ${host.namespace} (${host.address}) exited (${code ?? signal}) before it started:\n${lines.slice(-15).join('\n')}`))));
+    exitedFirst.catch(() => undefined);
+    const worker: HostWorker = { ...proc, started: Promise.race([started, exitedFirst]), lines };
+    this.workers.push(worker);
+    return worker;
+  }
+
+  /** Stops the workers (SIGTERM, SIGKILL after `graceMs`) and closes the gateways; the network is the caller's to destroy. */
+  async stop(graceMs = 15_000): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.stop('SIGTERM', graceMs)));
+    await Promise.all(Object.values(this.gateways).map((g) => g?.close()));
+  }
+}
