@@ -32,12 +32,15 @@ export interface ModelPace {
   /**
    * Milliseconds a job slot is held per call, not counting the wait for the budget: the call's mean latency plus the
    * job's own time around it (median job minus median budget wait and call, so a cold start's slow first jobs do not
-   * count), per call.
+   * count; at most half the latency), per call.
    */
   holdMsPerCall: number;
   /** Little's law: admittedPerSecond x holdMsPerCall, no more than the model's concurrency limit (this share of it). */
   inFlight: number;
 }
+
+/** The most time around a call (load, commit) counted toward a job's hold, as a share of the call's latency. */
+const MAX_AROUND_CALL = 0.5;
 
 /** The share of a budget's limits it leaves unused (RedisRateBudget's default headroom). */
 const BUDGET_HEADROOM = 0.02;
@@ -167,7 +170,9 @@ export class LlmCallPace {
     const share = Math.max(1, sharers);
     const admittedPerSecond = admittedCallsPerSecond(w.limits, { inputTokens: s.inputTokens / s.calls, outputTokens: s.outputTokens / s.calls }) / share;
     const meanLatencyMs = s.latencyMs / s.calls;
-    const aroundCallMs = s.jobs > 0 ? Math.max(0, s.medianJobMs - s.medianCallMs) : 0;
+    // At most half the call's latency: time around the call beyond that is jobs queueing for something this process
+    // shares (CPU, database connections), which more jobs would only lengthen: sized on it, concurrency would feed itself.
+    const aroundCallMs = s.jobs > 0 ? Math.min(meanLatencyMs * MAX_AROUND_CALL, Math.max(0, s.medianJobMs - s.medianCallMs)) : 0;
     const holdMsPerCall = meanLatencyMs + (aroundCallMs * Math.max(s.jobs, s.calls)) / s.calls;
     const inFlight = Math.min(w.limits.concurrency / share, (admittedPerSecond * holdMsPerCall) / 1000);
     return { model, admittedPerSecond, answeredPerSecond: s.calls / s.spanS, meanLatencyMs, holdMsPerCall, inFlight };

@@ -186,6 +186,8 @@ export class RedisRateBudget implements RateBudget {
   private readonly rollingBurstSeconds: number;
   private readonly learnedTtlMs: number;
   private readonly maxWaitMs: number;
+  /** Per model and priority, the last caller in line: only the first in line asks Redis, the others wait their turn here. */
+  private readonly lines = new Map<string, Promise<void>>();
 
   constructor(opts: RedisRateBudgetOptions) {
     this.redis = opts.redis;
@@ -210,9 +212,29 @@ export class RedisRateBudget implements RateBudget {
     return [limits.rpm * f, limits.inputTpm * f, limits.outputTpm * f];
   }
 
+  /**
+   * Waits until the budget admits the call. The callers of one process queue here, first come first served, and only
+   * the first asks Redis (again when told to wait): a hundred calls waiting for a busy limit cost one script run per
+   * admission and per refill wait, not a hundred.
+   */
   async acquire(req: BudgetRequest): Promise<BudgetLease> {
-    const id = randomUUID();
     const started = Date.now();
+    const line = `${req.model}\0${req.priority}`;
+    const ahead = this.lines.get(line);
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    this.lines.set(line, mine);
+    try {
+      if (ahead) await ahead;
+      return await this.acquireFirstInLine(req, started);
+    } finally {
+      done();
+      if (this.lines.get(line) === mine) this.lines.delete(line);
+    }
+  }
+
+  private async acquireFirstInLine(req: BudgetRequest, started: number): Promise<BudgetLease> {
+    const id = randomUUID();
     const keys = ['bucket', 'leases', 'block', 'waiting', 'paused', 'learned'].map((p) => this.key(req.model, p));
     for (;;) {
       const [granted, waitMs] = (await this.redis.eval(
