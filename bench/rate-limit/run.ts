@@ -8,8 +8,10 @@
 // budget learns nothing but its 429s and their Retry-After, over and over, with 32 calls per worker waiting; the herd
 // figures say whether the calls blocked behind each Retry-After are released all at once. openai-herd-unpaced is the
 // same without the budget (calls honour only their Retry-After): it shows what a herd looks like in those figures.
+// openai-learned-caps is openai with every call attributed to a stage, so the client sends the stage's learned output
+// cap as max_tokens instead of --max-tokens: `comparisons` gives its answers per second over openai's.
 // --time-scale k compresses them: a 60/k s window holding the same tokens (limits k x per minute).
-//   node -r @swc-node/register bench/rate-limit/run.ts [--duration 180] [--workers 4] [--quick] [--modes on,off,openai,openai-high,openai-low,openai-contended,openai-herd,openai-herd-unpaced]
+//   node -r @swc-node/register bench/rate-limit/run.ts [--duration 180] [--workers 4] [--quick] [--modes on,off,openai,openai-high,openai-low,openai-contended,openai-herd,openai-herd-unpaced,openai-learned-caps]
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,7 +31,7 @@ const program = new Command('bench-rate-limit')
   .option('--concurrency <n>', 'requests in flight per worker', (v) => Number(v), 8)
   .option('--rpm <n>', 'simulated requests per minute', (v) => Number(v), 600)
   .option('--tpm <n>', 'simulated input tokens per minute', (v) => Number(v), 60_000)
-  .option('--modes <list>', 'modes to run: on, off, openai, openai-high, openai-low, openai-contended, openai-herd, openai-herd-unpaced', 'on,off')
+  .option('--modes <list>', 'modes to run: on, off, openai, openai-high, openai-low, openai-contended, openai-herd, openai-herd-unpaced, openai-learned-caps', 'on,off')
   .option('--max-tokens <n>', 'max_tokens of every call in the openai modes', (v) => Number(v), 512)
   .option('--time-scale <k>', 'openai modes: a 60/k s rolling window with limits k x per minute', (v) => Number(v), 1)
   .option('--quick', 'a 20-second check per mode')
@@ -38,8 +40,8 @@ const program = new Command('bench-rate-limit')
 const opts = program.opts<{ duration: number; workers: number; concurrency: number; rpm: number; tpm: number; modes: string; maxTokens: number; timeScale: number; quick?: boolean; merge?: boolean }>();
 const duration = opts.quick ? 20 : opts.duration;
 
-type Mode = 'on' | 'off' | 'openai' | 'openai-high' | 'openai-low' | 'openai-contended' | 'openai-herd' | 'openai-herd-unpaced';
-const MODES: Mode[] = ['on', 'off', 'openai', 'openai-high', 'openai-low', 'openai-contended', 'openai-herd', 'openai-herd-unpaced'];
+type Mode = 'on' | 'off' | 'openai' | 'openai-high' | 'openai-low' | 'openai-contended' | 'openai-herd' | 'openai-herd-unpaced' | 'openai-learned-caps';
+const MODES: Mode[] = ['on', 'off', 'openai', 'openai-high', 'openai-low', 'openai-contended', 'openai-herd', 'openai-herd-unpaced', 'openai-learned-caps'];
 const HERD_MODES: Mode[] = ['openai-herd', 'openai-herd-unpaced'];
 /** Calls per worker in the herd modes: 128 in all wait behind each Retry-After. */
 const HERD_CONCURRENCY = 32;
@@ -153,7 +155,7 @@ async function runMode(mode: Mode): Promise<ModeResult> {
   );
   const sim = await startLlmSimulator({ datasetDirs: [spiderDir], config });
   const limits = openai ? { rpm: serverRpm, tpm: declaredTpm, concurrency: 64 } : { rpm: opts.rpm, inputTpm: opts.tpm, outputTpm: 1_000_000, concurrency: 64 };
-  const openaiArgs = openai ? { maxTokens: opts.maxTokens, rollingBurstSeconds: windowS / 60 } : {};
+  const openaiArgs = openai ? { maxTokens: opts.maxTokens, rollingBurstSeconds: windowS / 60, ...(mode === 'openai-learned-caps' ? { stage: 'bench.sql' } : {}) } : {};
   const redisPrefix = `bench:rate-limit:${randomUUID()}`;
   const warmupS = openai ? Math.min(windowS, duration / 3) : Math.min(30, duration / 3);
   let atWarmup: ModelStats | undefined;
@@ -191,7 +193,7 @@ async function runMode(mode: Mode): Promise<ModeResult> {
   const acceptedInput = stats.inputTokens;
   const accepted = stats.ok + stats.serverErrors;
   // The token count a limit sees: input tokens, or under OpenAI's counting prompt + max_tokens of every admitted call.
-  const tokens = (s: ModelStats) => s.inputTokens + (openai ? (s.ok + s.serverErrors) * opts.maxTokens : 0);
+  const tokens = (s: ModelStats) => s.inputTokens + (openai ? s.maxTokensAdmitted : 0);
   const tokensPerRequest = tokens(stats) / Math.max(1, accepted);
   const binding: ModeResult['bindingLimit'] = tokensPerRequest * serverRpm > serverTpm ? (openai ? 'tpm' : 'input_tpm') : 'rpm';
   const limitPerS = binding === 'rpm' ? serverRpm / 60 : serverTpm / 60;
@@ -228,7 +230,7 @@ function openAiFigures(f: {
   atWarmup: ModelStats | undefined;
   reports: WorkerReport[];
 }): OpenAiFigures {
-  const charged = (s: ModelStats) => s.inputTokens + (s.ok + s.serverErrors) * opts.maxTokens;
+  const charged = (s: ModelStats) => s.inputTokens + s.maxTokensAdmitted;
   const refusedAt = f.reports.flatMap((r) => r.rateLimitedAt.map((t) => (t - f.started) / 1000));
   const afterFirst = refusedAt.filter((t) => t >= f.windowS).length;
   const requestsAfterFirst = f.atWarmup ? f.stats.requests - f.atWarmup.requests : 0;
@@ -262,6 +264,16 @@ function openAiFigures(f: {
     },
     our429sPerSecond: Object.fromEntries([...perSecond].sort(([a], [b]) => a - b).map(([second, n]) => [String(second), n])),
   };
+}
+
+/** Side-by-side figures of modes measured in this run. */
+function comparisons(results: ModeResult[]): Record<string, number> {
+  const perSecond = (mode: Mode) => {
+    const r = results.find((x) => x.limiter === mode);
+    return r ? r.completed / r.durationS : undefined;
+  };
+  const [plain, learned] = [perSecond('openai'), perSecond('openai-learned-caps')];
+  return plain && learned ? { learnedCapsAnswersPerSecondOverOpenai: round(learned / plain) } : {};
 }
 
 function round(x: number): number {
@@ -307,8 +319,10 @@ async function main(): Promise<void> {
       'openai-high': { share429AfterFirstWindow: '<= 0.03' },
       'openai-low': { reportedServerAllowsMore: 'set' },
       'openai-herd': { 'herd.maxShareInOneSecond': '<= 0.05 (null: no window had herd.minimum429sPerWindow 429s)' },
+      'openai-learned-caps': { 'comparisons.learnedCapsAnswersPerSecondOverOpenai': '> 1, with the openai goals' },
     },
     results: results as ModeResult[],
+    comparisons: comparisons(results),
     merged: undefined as string | undefined,
   };
   const dir = join(root, 'bench', 'results');

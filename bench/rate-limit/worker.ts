@@ -18,6 +18,8 @@ interface WorkerArgs {
   maxTokens?: number;
   /** The budget's burst under a rolling window: within its headroom of the server's window. */
   rollingBurstSeconds?: number;
+  /** The stage every call is attributed to: the client then learns the stage's output cap (sent as max_tokens). */
+  stage?: string;
 }
 
 export interface WorkerReport {
@@ -72,7 +74,7 @@ async function main(args: WorkerArgs): Promise<WorkerReport> {
         report.attempts++;
         try {
           const started = Date.now();
-          const res = await client.complete({ model: 'bench-model', messages, temperature: 0, sampleIndex: 0, templateVersion: 'bench', noCache: true, ...(args.maxTokens ? { maxTokens: args.maxTokens } : {}) });
+          const res = await client.complete({ model: 'bench-model', messages, temperature: 0, sampleIndex: 0, templateVersion: 'bench', noCache: true, ...(args.maxTokens ? { maxTokens: args.maxTokens } : {}), ...(args.stage ? { attribution: { stage: args.stage } } : {}) });
           report.budgetWaitMs += Date.now() - started - res.latencyMs;
           report.completed++;
           report.inputTokens += res.usage.inputTokens;

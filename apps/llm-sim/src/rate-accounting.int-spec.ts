@@ -150,19 +150,19 @@ describe('budgeting what the provider counts (real simulator, real Redis)', () =
     const { llm } = client();
     const stats = () => sim.simulator.statsSnapshot()['o-capped']!;
     const learning = await callAll(llm, 'o-capped', 20, { stage: 'zero-shot.sql' });
-    expect(stats().maxTokensRequested).toBe(20 * MAX_TOKENS);
+    expect(stats().maxTokensAdmitted).toBe(20 * MAX_TOKENS);
     const longest = Math.max(...learning.map((r) => r.usage.outputTokens));
     const before = stats();
     const capped = await callAll(llm, 'o-capped', 20, { stage: 'zero-shot.sql', first: 20 });
     const after = stats();
     // p99 x 1.5 + 16 of the first twenty answers, instead of the stage's 400.
-    const perCall = (after.maxTokensRequested - before.maxTokensRequested) / 20;
+    const perCall = (after.maxTokensAdmitted - before.maxTokensAdmitted) / 20;
     expect(perCall).toBeLessThanOrEqual(Math.ceil(longest * 1.5) + 16);
     expect(perCall).toBeLessThan(MAX_TOKENS / 2);
     expect(after.rateLimited - before.rateLimited).toBe(0);
     // A stage the client has not seen (or a call with no stage) still sends its full limit.
     await callAll(llm, 'o-capped', 1, { stage: 'other.stage' });
-    expect(stats().maxTokensRequested - after.maxTokensRequested).toBe(MAX_TOKENS);
+    expect(stats().maxTokensAdmitted - after.maxTokensAdmitted).toBe(MAX_TOKENS);
     expect(capped.every((r) => r.usage.outputTokens < perCall * 2)).toBe(true);
   });
 

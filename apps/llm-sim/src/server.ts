@@ -44,8 +44,8 @@ export interface ModelStats {
   inputTokens: number;
   cachedInputTokens: number;
   outputTokens: number;
-  /** Sum of the `max_tokens` (or `max_completion_tokens`) the requests asked for. */
-  maxTokensRequested: number;
+  /** Sum of the `max_tokens` (or `max_completion_tokens`) of the requests the rate limiter admitted. */
+  maxTokensAdmitted: number;
 }
 
 function simulationOf(answer: SimAnswer): SimulationMetadata {
@@ -150,7 +150,7 @@ export class LlmSimulator {
   private statsFor(model: string): ModelStats {
     let s = this.stats.get(model);
     if (!s) {
-      s = { requests: 0, ok: 0, rateLimited: 0, serverErrors: 0, dropped: 0, badRequests: 0, abandoned: 0, inFlight: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, maxTokensRequested: 0 };
+      s = { requests: 0, ok: 0, rateLimited: 0, serverErrors: 0, dropped: 0, badRequests: 0, abandoned: 0, inFlight: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, maxTokensAdmitted: 0 };
       this.stats.set(model, s);
     }
     return s;
@@ -226,7 +226,6 @@ export class LlmSimulator {
     const cfg = this.modelConfigFor(conv.model, dialect);
     const stats = this.statsFor(conv.model);
     stats.requests++;
-    stats.maxTokensRequested += conv.maxTokens ?? 0;
 
     if (cfg.quotaExhausted) {
       stats.rateLimited++;
@@ -257,6 +256,7 @@ export class LlmSimulator {
         'rate_limit_exceeded',
       );
     }
+    stats.maxTokensAdmitted += conv.maxTokens ?? 0;
 
     const roll = this.noise();
     if (roll < cfg.dropRate) {
