@@ -187,19 +187,32 @@ export class ReportRepository {
     const total = unfiltered
       ? this.tallies.itemTallies(runId, ['all']).then((t) => t.filter((r) => !f.variantId || r.variantId === f.variantId).reduce((n, r) => n + r.items, 0))
       : sql<{ n: number }>`SELECT count(*)::int AS n ${from} WHERE ${where}`.execute(this.db).then((r) => r.rows[0].n);
-    const [page, count] = await Promise.all([
-      sql<ItemResultView>`
-        SELECT ir.run_id AS "runId", ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId",
-          di.db_id AS "dbId", di.question, ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql",
-          ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd",
-          ir.latency_ms AS "latencyMs", ir.simulated, ir.metrics, ir.scorer, ir.parse_failed AS "parseFailed",
-          ${verdictCategorySql('ir')} AS category
-        ${from} WHERE ${where}
+    const columns = sql`ir.run_id AS "runId", ir.variant_id AS "variantId", v.label AS "variantLabel", ir.item_id AS "itemId",
+      di.db_id AS "dbId", di.question, ir.difficulty, ir.correct, ir.errored, ir.reason, ir.predicted_sql AS "predictedSql",
+      ir.input_tokens AS "inputTokens", ir.output_tokens AS "outputTokens", ir.cost_usd AS "costUsd",
+      ir.latency_ms AS "latencyMs", ir.simulated, ir.metrics, ir.scorer, ir.parse_failed AS "parseFailed",
+      ${verdictCategorySql('ir')} AS category`;
+    // In dataset order (the default), a page walks the items by position and probes each one's results, so it reads
+    // about as many rows as it shows, where joining every result and sorting them read the run's 100,000. Not for one
+    // item or a text search: those find few rows, which the join reads by key.
+    const walk = f.sort === 'item_id' && f.itemId === undefined && f.q === undefined;
+    const page = walk
+      ? sql<ItemResultView & { variantPosition?: number }>`
+        SELECT x.* FROM (
+          SELECT di.item_id, di.db_id, di.question, di.position FROM dataset_items di
+          WHERE di.version_id = (SELECT dataset_version_id FROM runs WHERE id = ${runId}) ORDER BY di.position ${order} OFFSET 0
+        ) di CROSS JOIN LATERAL (
+          SELECT ${columns}, v.position AS "variantPosition" FROM item_results ir JOIN variants v ON v.id = ir.variant_id
+          WHERE ir.item_id = di.item_id AND ${where}
+        ) x
+        ORDER BY di.position ${order}, x."variantPosition"
+        LIMIT ${f.limit} OFFSET ${f.offset}`.execute(this.db).then((r) => r.rows.map(({ variantPosition: _p, ...row }) => row))
+      : sql<ItemResultView>`
+        SELECT ${columns} ${from} WHERE ${where}
         ORDER BY ${sortColumn} ${order} NULLS LAST, di.position, v.position
-        LIMIT ${f.limit} OFFSET ${f.offset}`.execute(this.db),
-      total,
-    ]);
-    return { items: page.rows, total: count };
+        LIMIT ${f.limit} OFFSET ${f.offset}`.execute(this.db).then((r) => r.rows);
+    const [items, count] = await Promise.all([page, total]);
+    return { items, total: count };
   }
 
   /** The name of the dataset a run is over (any version of it). */
