@@ -59,10 +59,12 @@ export async function runParamSweep(repo: ReportRepository, runId: string, knob:
     variantId: r.variantId, label: r.label, ex: r.ex, items: r.items, simulated: r.simulated, low: r.exInterval.low, high: r.exInterval.high,
     knobs: { pipeline: r.pipeline, model: r.model, sampleIndex: r.sampleIndex, ...scalarParams(r.params) },
   }));
-  if (!variants.some((v) => knob in v.knobs)) {
-    const known = [...new Set(variants.flatMap((v) => Object.keys(v.knobs)))].sort();
+  // The knobs come from the run's variants, so a run with no result yet has them too (and an empty sweep).
+  const planned = (await repo.variants(runId)).map((v) => ({ knobs: { pipeline: v.pipeline, model: v.model, sampleIndex: v.sample_index, ...scalarParams(v.params) } }));
+  if (!planned.some((v) => knob in v.knobs)) {
+    const known = [...new Set(planned.flatMap((v) => Object.keys(v.knobs)))].sort();
     throw new ReportQueryError('query.knob', `no variant of this run has "${knob}"; knobs: ${known.join(', ')}`);
   }
   const scorers = [...new Set(board.flatMap((r) => r.scorer?.split(',') ?? []))].sort();
-  return { knob, varying: varyingKnobs(variants), ...paramSweep(variants, knob), simulated: variants.some((v) => v.simulated), scorer: scorers.join(',') || null };
+  return { knob, varying: varyingKnobs(planned), ...paramSweep(variants, knob), simulated: variants.some((v) => v.simulated), scorer: scorers.join(',') || null };
 }
