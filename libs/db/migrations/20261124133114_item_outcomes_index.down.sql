@@ -1,0 +1,1 @@
+DROP INDEX item_results_outcomes;
