@@ -63,6 +63,8 @@ export class StageRunner {
   private readonly machine = hostname();
   private readonly items = new Map<string, Promise<StoredItem>>();
   private readonly databases = new Map<string, Promise<{ schema: DatabaseSchema; request: ReplicaRequest }>>();
+  /** Replica paths by database, with when they were last verified on disk (see `database`). */
+  private readonly replicasSeen = new Map<string, { path: string; at: number }>();
   private readonly versions = new Map<string, Promise<{ semantics: 'spider' | 'bird'; contentHash: string; dataset: WorkerDataset }>>();
 
   private readonly reads = new GroupCommit<string[], Map<string, Stored>>(async (keyLists) => {
@@ -261,8 +263,15 @@ export class StageRunner {
       };
       return { schema: row.schema as DatabaseSchema, request: replica };
     });
+    // The replica's file is looked at (a stat) at most every `replicaRecheckMs` per database rather than by every job:
+    // a replica deleted meanwhile fails the jobs of that moment, whose retries (500 ms on) find it gone and fetch it again.
+    const key = `${versionId}/${dbId}`;
+    const seen = this.replicasSeen.get(key);
+    if (seen && performance.now() - seen.at < replicaRecheckMs) return { schema, dbPath: seen.path };
     try {
-      return { schema, dbPath: await this.deps.replicas.replica(request) };
+      const dbPath = await this.deps.replicas.replica(request);
+      this.replicasSeen.set(key, { path: dbPath, at: performance.now() });
+      return { schema, dbPath };
     } catch (e) {
       // No retry fixes a corrupt replica or a file missing from the store; a deleted replica is fetched again on the next attempt.
       if (e instanceof ReplicaChecksumError || e instanceof DatasetFileNotStoredError) throw new UnrecoverableError(e.message);
@@ -277,6 +286,9 @@ export class StageRunner {
     });
   }
 }
+
+/** How long a replica verified on disk is handed out without looking again: below the first retry's backoff. */
+const replicaRecheckMs = 400;
 
 /** Wall-clock milliseconds of a job's phases, each measured from the end of the previous one. */
 class PhaseClock {

@@ -2,14 +2,28 @@ import { join } from 'node:path';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import type { DatasetRepository } from '@sqlsweep/db';
 import type { DatasetServices, RetrievalServices, StageItem } from '@sqlsweep/pipelines';
-import { buildIndex, configuredEncoderDir, openEncoder, openIndex, type Encoder, type EncoderLogger, type MultiVectorIndex } from '@sqlsweep/retrieval';
+import {
+  buildIndex, configuredEncoderDir, openEncoder, openIndex, openMaxSimScorer, type Encoder, type EncoderLogger, type MaxSimScorer, type MultiVectorIndex,
+} from '@sqlsweep/retrieval';
 
 /**
  * Retrieval for stages: one encoder per worker (opened on first use; the bundled one is built if missing), and
- * indexes built once per content hash on disk, then opened from there by every later stage and worker.
+ * indexes built once per content hash on disk, then opened from there by every later stage and worker. Searches over
+ * large corpora (an R3 RAG corpus: thousands of documents, hundreds of thousands of token rows) are scored by one
+ * onnxruntime MaxSim thread per worker, started on the first such search: the same exact MaxSim as the scalar kernel,
+ * vectorised and off the event loop, where the scalar kernel took most of a sweep's worker CPU (bench/sweep).
  */
 export class WorkerRetrieval implements RetrievalServices {
   private encoderPromise?: Promise<Encoder>;
+  private scorerPromise?: Promise<MaxSimScorer>;
+  /** Opens the scorer thread on the first corpus registered with it (a search over `scorerMinDocuments` or more). */
+  private readonly scorer: MaxSimScorer = {
+    register: async (dim, documents) => {
+      this.scorerPromise ??= openMaxSimScorer({ intraOpNumThreads: 1 });
+      return (await this.scorerPromise).register(dim, documents);
+    },
+    close: async () => undefined,
+  };
   private readonly indexes = new Map<string, Promise<MultiVectorIndex>>();
 
   constructor(private readonly opts: { dataDir: string; encoderDir?: string; intraOpNumThreads?: number; logger: EncoderLogger }) {}
@@ -28,7 +42,7 @@ export class WorkerRetrieval implements RetrievalServices {
     const built = await buildIndex(spec, { encoder, indexRoot });
     let index = this.indexes.get(built.key);
     if (!index) {
-      index = Promise.resolve(openIndex(indexRoot, built.key).index);
+      index = Promise.resolve(openIndex(indexRoot, built.key, { scorer: this.scorer }).index);
       this.indexes.set(built.key, index);
     }
     return index;
@@ -36,6 +50,7 @@ export class WorkerRetrieval implements RetrievalServices {
 
   async close(): Promise<void> {
     if (this.encoderPromise) await (await this.encoderPromise).close();
+    if (this.scorerPromise) await (await this.scorerPromise).close();
   }
 }
 

@@ -12,7 +12,10 @@ function payloadOf(r: ReadyStage): StageJobPayload {
   };
 }
 
-/** Wall-clock milliseconds of advancing past stored stages: find the ready dependents, enqueue them, close items. */
+/**
+ * Wall-clock milliseconds of advancing past stored stages: find the ready dependents, enqueue them, and the wait for
+ * closing the items they end beyond those two (closing runs beside them).
+ */
 export interface AdvanceTimings { lookup: number; enqueue: number; close: number }
 
 /** Milliseconds since the previous call (or since the stopwatch was made), to the microsecond. */
@@ -56,13 +59,20 @@ export class Advancer {
    */
   async onStagesStored(stored: { stageKey: string; final?: boolean }[]): Promise<AdvanceTimings> {
     const lap = stopwatch();
+    // Closing items (Postgres) needs nothing from the lookup and enqueue: it runs beside them, on its own connection.
+    const finals = stored.filter((s) => s.final !== false).map((s) => s.stageKey);
+    const closing = this.closeItemsEndingWith(finals);
+    closing.catch(() => undefined); // awaited below; this only keeps a failure while the lookup runs from counting as unhandled
     const ready = await this.runs.readyDependents(stored.map((s) => s.stageKey));
     const lookup = lap();
     await this.enqueue(ready);
     const enqueue = lap();
-    const finals = stored.filter((s) => s.final !== false).map((s) => s.stageKey);
-    for (const runId of await this.runs.materializeItemResultsEndingWith(finals)) await this.runs.finalizeIfComplete(runId);
+    await closing;
     return { lookup, enqueue, close: lap() };
+  }
+
+  private async closeItemsEndingWith(finals: string[]): Promise<void> {
+    for (const runId of await this.runs.materializeItemResultsEndingWith(finals)) await this.runs.finalizeIfComplete(runId);
   }
 
   /**
