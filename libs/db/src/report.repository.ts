@@ -277,6 +277,19 @@ export class ReportRepository {
     return rows;
   }
 
+  /**
+   * Per variant of the run other than `bestVariantId`: the items both scored, and those only the best (A) and only
+   * the variant (B) got right. Counted in SQL: the paired tests depend on these counts alone.
+   */
+  async pairedCountsAgainst(runId: string, bestVariantId: string): Promise<Array<{ variantId: string; n: number; onlyA: number; onlyB: number }>> {
+    const { rows } = await sql<{ variantId: string; n: number; onlyA: number; onlyB: number }>`
+      SELECT o.variant_id AS "variantId", count(*)::int AS n,
+        count(*) FILTER (WHERE b.correct AND NOT o.correct)::int AS "onlyA", count(*) FILTER (WHERE o.correct AND NOT b.correct)::int AS "onlyB"
+      FROM item_results b JOIN item_results o ON o.run_id = b.run_id AND o.item_id = b.item_id AND o.variant_id <> b.variant_id
+      WHERE b.run_id = ${runId} AND b.variant_id = ${bestVariantId} GROUP BY o.variant_id`.execute(this.db);
+    return rows;
+  }
+
   /** Rows to export, in dataset order then variant order. */
   async exportRows(runId: string, variantId?: string): Promise<ExportRow[]> {
     const { rows } = await sql<ExportRow>`

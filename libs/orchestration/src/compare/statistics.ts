@@ -84,12 +84,20 @@ function binomialSampler(n: number, p: number): (u: number) => number {
  */
 export function pairedBootstrap(pairs: PairedOutcome[], opts: BootstrapOptions = {}): BootstrapInterval {
   assertPairs(pairs, 'paired bootstrap');
+  return pairedBootstrapFromCounts({ n: pairs.length, ...discordantCounts(pairs) }, opts);
+}
+
+/** The counts a paired comparison rests on: paired items, and the items only A and only B got right. */
+export interface PairedCounts { n: number; onlyA: number; onlyB: number }
+
+/** `pairedBootstrap` from the counts alone (all it depends on): for pairs counted in SQL rather than loaded. */
+export function pairedBootstrapFromCounts(counts: PairedCounts, opts: BootstrapOptions = {}): BootstrapInterval {
+  const { n, onlyA, onlyB } = counts;
+  if (!(n > 0) || onlyA < 0 || onlyB < 0 || onlyA + onlyB > n) throw new Error(`paired bootstrap: no paired items to compare, or counts that do not fit (n ${n}, only A ${onlyA}, only B ${onlyB})`);
   const resamples = opts.resamples ?? 10_000;
   const confidence = opts.confidence ?? 0.95;
   if (!Number.isInteger(resamples) || resamples < 1) throw new Error(`paired bootstrap: resamples must be a positive integer, got ${resamples}`);
   if (!(confidence > 0 && confidence < 1)) throw new Error(`paired bootstrap: confidence must be between 0 and 1, got ${confidence}`);
-  const n = pairs.length;
-  const { onlyA, onlyB } = discordantCounts(pairs);
   const discordant = onlyA + onlyB;
   const delta = (100 * (onlyB - onlyA)) / n;
   const random = mulberry32(opts.seed ?? 0);
@@ -145,7 +153,11 @@ function discordantCounts(pairs: readonly PairedOutcome[]): { onlyA: number; onl
  */
 export function mcnemar(pairs: PairedOutcome[]): McNemarResult {
   assertPairs(pairs, 'McNemar test');
-  const { onlyA, onlyB } = discordantCounts(pairs);
+  return mcnemarFromCounts(discordantCounts(pairs));
+}
+
+/** `mcnemar` from the discordant counts alone. */
+export function mcnemarFromCounts({ onlyA, onlyB }: { onlyA: number; onlyB: number }): McNemarResult {
   const discordant = onlyA + onlyB;
   if (discordant === 0) return { onlyA, onlyB, statistic: 0, pValue: 1, exact: true };
   const statistic = Math.max(0, Math.abs(onlyA - onlyB) - 1) ** 2 / discordant;

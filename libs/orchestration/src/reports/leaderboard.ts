@@ -1,6 +1,6 @@
 import { verdictCategories, type LeaderboardRowDto, type RunDetailDto, type VerdictCategory } from '@sqlsweep/contracts';
 import type { ItemOutcomeRow, ReportRepository, RunListRow, StageRateRow } from '@sqlsweep/db';
-import { mcnemar, pairedBootstrap } from '../compare';
+import { mcnemarFromCounts, pairedBootstrapFromCounts, type PairedCounts } from '../compare';
 import { runSummaryDto, scalarParams } from './views';
 
 const CONFIDENCE = 0.95;
@@ -53,7 +53,7 @@ async function againstBest(repo: ReportRepository, runId: string, ranked: string
   const key = `${runId}:${ranked.join(',')}:${state}`;
   const hit = memo.get(key);
   if (hit) return hit;
-  const out = rankAgainstBest(await repo.insight.itemOutcomes(runId), ranked);
+  const out = rankAgainstBestCounts(await repo.pairedCountsAgainst(runId, ranked[0]), ranked);
   if (memo.size > 200) memo.delete(memo.keys().next().value!);
   memo.set(key, out);
   return out;
@@ -61,24 +61,32 @@ async function againstBest(repo: ReportRepository, runId: string, ranked: string
 
 /** Each variant of `ranked` against `ranked[0]` over the items both scored: delta, paired bootstrap interval, McNemar's p, tied or not. */
 export function rankAgainstBest(outcomes: ItemOutcomeRow[], ranked: string[]): Map<string, Significance> {
-  const byVariant = new Map<string, Map<string, boolean>>();
+  const best = new Map(outcomes.filter((o) => o.variantId === ranked[0]).map((o) => [o.itemId, o.correct]));
+  const counts = new Map<string, PairedCounts>();
   for (const o of outcomes) {
-    let m = byVariant.get(o.variantId);
-    if (!m) byVariant.set(o.variantId, (m = new Map()));
-    m.set(o.itemId, o.correct);
+    const a = best.get(o.itemId);
+    if (o.variantId === ranked[0] || a === undefined) continue;
+    const c = counts.get(o.variantId) ?? { n: 0, onlyA: 0, onlyB: 0 };
+    c.n += 1;
+    if (a && !o.correct) c.onlyA += 1;
+    if (o.correct && !a) c.onlyB += 1;
+    counts.set(o.variantId, c);
   }
-  const best = byVariant.get(ranked[0]) ?? new Map<string, boolean>();
+  return rankAgainstBestCounts([...counts].map(([variantId, c]) => ({ variantId, ...c })), ranked);
+}
+
+/** The same from the paired counts of each variant against the best (ReportRepository.pairedCountsAgainst): all the tests depend on. */
+export function rankAgainstBestCounts(counts: Array<PairedCounts & { variantId: string }>, ranked: string[]): Map<string, Significance> {
   const out = new Map<string, Significance>([[ranked[0], { vsBest: null, tiedWithBest: true }]]);
   for (const id of ranked.slice(1)) {
-    const mine = byVariant.get(id) ?? new Map<string, boolean>();
-    const pairs = [...best.keys()].filter((item) => mine.has(item)).sort().map((itemId) => ({ itemId, a: best.get(itemId)!, b: mine.get(itemId)! }));
-    if (pairs.length === 0) {
+    const c = counts.find((x) => x.variantId === id);
+    if (!c || c.n === 0) {
       out.set(id, { vsBest: null, tiedWithBest: false });
       continue;
     }
-    const boot = pairedBootstrap(pairs, { resamples: RANK_RESAMPLES, seed: 1, confidence: CONFIDENCE });
+    const boot = pairedBootstrapFromCounts(c, { resamples: RANK_RESAMPLES, seed: 1, confidence: CONFIDENCE });
     out.set(id, {
-      vsBest: { delta: boot.delta, low: boot.low, high: boot.high, pValue: mcnemar(pairs).pValue, pairedItems: pairs.length },
+      vsBest: { delta: boot.delta, low: boot.low, high: boot.high, pValue: mcnemarFromCounts(c).pValue, pairedItems: c.n },
       tiedWithBest: boot.low <= 0 && boot.high >= 0,
     });
   }
