@@ -97,7 +97,7 @@ export function RunActions({ run, variants, onChanged }: { run: RunSummaryDto; v
         </select>
         <button type="button" className="secondary" data-testid="action-export" disabled={busy} onClick={() => void doExport()}>Export</button>
       </div>
-      {why && <p className="actions-disabled" data-testid="actions-disabled-reason">Run actions are disabled: {access.reason}</p>}
+      {why && access.known && <p className="actions-disabled" data-testid="actions-disabled-reason">Run actions are disabled: {access.reason}</p>}
       {rerunPlan && <PlanEstimate plan={rerunPlan} />}
       {message && <p className={`action-result ${message.ok ? '' : 'error'}`} role="status" data-testid="action-result">{message.text}</p>}
     </div>

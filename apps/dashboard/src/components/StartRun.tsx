@@ -56,7 +56,7 @@ export function StartRun() {
           onClick={() => void estimate()}>Estimate…</button>
         {plan && <button type="button" data-testid="start-confirm" disabled={disabled} onClick={() => void start()}>Start this run</button>}
       </div>
-      {!access.write && <p className="actions-disabled" data-testid="start-disabled-reason">Starting runs is disabled: {access.reason}</p>}
+      {!access.write && access.known && <p className="actions-disabled" data-testid="start-disabled-reason">Starting runs is disabled: {access.reason}</p>}
       {plan && <PlanEstimate plan={plan.summary} />}
       {error && <p className="error" role="alert">{error}</p>}
     </div>

@@ -81,8 +81,8 @@ export function RunProgress({ detail }: { detail: RunDetailDto }) {
       <div className="run-progress-facts">
         <span>items {detail.itemsDone}/{detail.itemsPlanned}</span>
         <span data-testid="cost-so-far">cost so far {usd(detail.costSoFarUsd)}</span>
-        <span data-testid="eta" data-eta-seconds={detail.etaSeconds ?? ''} title="stage jobs left over the rate they completed at in the last minute, per stage kind (the slowest wins)">
-          time left {detail.etaSeconds === null ? (detail.run.status === 'running' ? '– (no stage finished in the last minute)' : '–') : `≈ ${duration(detail.etaSeconds)}`}
+        <span data-testid="eta" data-eta-seconds={detail.etaSeconds ?? ''} title="stage jobs left over the rate stage jobs completed at in the last 30 s">
+          time left {detail.etaSeconds === null ? (detail.run.status === 'running' ? '– (no stage finished in the last 30 s)' : '–') : `≈ ${duration(detail.etaSeconds)}`}
         </span>
       </div>
     </div>

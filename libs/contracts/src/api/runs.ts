@@ -90,8 +90,8 @@ export const runDetailSchema = z.object({
   /** Spent by this run so far: LLM cost of the stage results it computed itself (reused results cost it nothing). */
   costSoFarUsd: z.number(),
   /**
-   * Seconds left: per stage kind, the stage jobs left over the rate this run completed them at in the last minute
-   * (the slowest kind wins); null when nothing was completed in that window or the run is not running.
+   * Seconds left: the stage jobs left over the rate this run completed stage jobs at in the last 30 s; null when
+   * nothing was completed in that window or the run is not running.
    */
   etaSeconds: z.number().nullable(),
   /** Distinct stage jobs planned and settled (with a result, or failed), over every stage kind. */

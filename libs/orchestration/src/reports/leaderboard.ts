@@ -7,7 +7,7 @@ const CONFIDENCE = 0.95;
 /** Resamples of the paired bootstrap against the best variant (the compare page uses 10,000 by default; ranks need less). */
 const RANK_RESAMPLES = 2000;
 /** The rate an ETA is read from: stage results completed in the last this many seconds. */
-export const ETA_WINDOW_S = 60;
+export const ETA_WINDOW_S = 30;
 
 type Significance = Pick<LeaderboardRowDto, 'vsBest' | 'tiedWithBest'>;
 
@@ -121,19 +121,16 @@ export async function runDetail(repo: ReportRepository, run: RunListRow): Promis
 }
 
 /**
- * Seconds left from the observed completion rate: per stage kind, what is left over the results completed in the
- * last `windowS` seconds; the slowest kind sets the ETA (kinds run side by side on their own workers). Null when no
- * kind with work left completed anything in the window.
+ * Seconds left from the observed completion rate: the stage jobs left (every kind) over the stage jobs this run
+ * completed in the last `windowS` seconds. One throughput for all kinds, since a kind that waits on another (evaluate
+ * on generate) completes at the pace of the one it waits on, and a kind that stalled a moment (its stages enqueued in
+ * a burst after an orchestrator restart) does not make the whole run look slow. Null when nothing was completed in
+ * the window while work is left; 0 when nothing is left.
  */
 export function etaFromRates(stages: Array<Pick<StageRateRow, 'planned' | 'done' | 'failed' | 'inWindow'>>, windowS: number): number | null {
-  if (windowS <= 0) return null;
-  let eta: number | null = null;
-  let left = 0;
-  for (const s of stages) {
-    const remaining = Math.max(0, s.planned - s.done - s.failed);
-    left += remaining;
-    if (remaining === 0 || s.inWindow === 0) continue;
-    eta = Math.max(eta ?? 0, remaining / (s.inWindow / windowS));
-  }
-  return left === 0 ? 0 : eta;
+  const left = stages.reduce((n, s) => n + Math.max(0, s.planned - s.done - s.failed), 0);
+  if (left === 0) return 0;
+  const completed = stages.reduce((n, s) => n + s.inWindow, 0);
+  if (windowS <= 0 || completed === 0) return null;
+  return left / (completed / windowS);
 }

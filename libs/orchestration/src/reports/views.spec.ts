@@ -33,9 +33,9 @@ describe('stageTraceDto', () => {
 });
 
 describe('etaFromRates', () => {
-  it('divides what is left of each stage kind by its rate in the window; the slowest kind sets the ETA', () => {
-    // generate: 20 left at 10 per 60 s = 120 s; evaluate: 30 left at 30 per 60 s = 60 s.
-    expect(etaFromRates([{ planned: 40, done: 20, failed: 0, inWindow: 10 }, { planned: 40, done: 10, failed: 0, inWindow: 30 }], 60)).toBe(120);
+  it('divides the stage jobs left by the rate stage jobs completed at in the window', () => {
+    // 20 + 30 left; 10 + 30 completed in the last 60 s: 50 / (40 / 60) = 75 s.
+    expect(etaFromRates([{ planned: 40, done: 20, failed: 0, inWindow: 10 }, { planned: 40, done: 10, failed: 0, inWindow: 30 }], 60)).toBe(75);
     // failed stages are settled: nothing left.
     expect(etaFromRates([{ planned: 10, done: 8, failed: 2, inWindow: 0 }], 60)).toBe(0);
     // nothing completed in the window: unknown.
