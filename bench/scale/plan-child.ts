@@ -12,7 +12,7 @@ import { OrchestratorCore } from '@sqlsweep/orchestration';
 
 export interface PlanChildResult {
   dryRun: boolean; runId?: string; variants: number; items: number; stageJobs: number; reused: number;
-  wallMs: number; peakRssMiB: number; liveHeapMiBAtEnd?: number; rssSamplesMiB: number[]; heapUsedMiBAtEnd: number;
+  wallMs: number; cpuMs: number; peakRssMiB: number; liveHeapMiBAtEnd?: number; rssSamplesMiB: number[]; heapUsedMiBAtEnd: number;
 }
 
 /** The heap left once garbage is collected, when this process runs with --expose-gc. */
@@ -39,12 +39,14 @@ async function main(): Promise<void> {
   try {
     const config = parseSweepConfig(readFileSync(file, 'utf8'), file);
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const { plan, runId } = await core.planner.planRun(config, file, { dryRun: values['dry-run'] });
     const wallMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
     clearInterval(sampler);
     const result: PlanChildResult = {
       dryRun: values['dry-run'] ?? false, runId, variants: plan.variants.length, items: plan.items.length, stageJobs: plan.stageJobs, reused: plan.reused,
-      wallMs: Math.round(wallMs), liveHeapMiBAtEnd: liveHeapMiB(), peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024), rssSamplesMiB: samples, heapUsedMiBAtEnd: mib(process.memoryUsage().heapUsed),
+      wallMs: Math.round(wallMs), cpuMs: Math.round((used.user + used.system) / 1000), liveHeapMiBAtEnd: liveHeapMiB(), peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024), rssSamplesMiB: samples, heapUsedMiBAtEnd: mib(process.memoryUsage().heapUsed),
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {

@@ -7,6 +7,7 @@ import { admitStageJobs, admitVariants, defaultAdmissionBudget, type AdmissionBu
 import { checkDatasetNeeds } from './dataset-needs';
 import { FileKnobHasher } from './file-knob-hashes';
 import { OperatingPointResolver, type OperatingPointDeps } from './operating-points/resolver';
+import { limitHeapGrowth } from './planning/heap-growth';
 import { PlanTally, type CostEstimate, type StageKindPlan } from './planning/plan-tally';
 import { stageChunks, stageKindOrder } from './planning/stage-chunks';
 import { stageEstimator } from './planning/stage-estimator';
@@ -110,6 +111,7 @@ export class Planner {
   }
 
   private async stream(config: SweepConfig, source: string, opts: PlanStreamOptions & { store: boolean; collect?: (chunk: PlannedStage[]) => void }): Promise<{ plan: PlannedSweep; runId?: string }> {
+    limitHeapGrowth();
     const admitted = await this.admit(config, source);
     const { version, items, trainItems } = admitted;
     const variants = await this.resolveOperatingPoints(config, source, version);
