@@ -89,9 +89,11 @@ export class BudgetedCaller {
       throw error;
     }
     const latencyMs = Date.now() - started;
-    this.onCall?.({ model: m.name, limits: budgetLimits(m.config.limits), inputTokens: charge.inputTokens, outputTokens: charge.outputTokens, waitedMs: lease?.waitedMs ?? 0, latencyMs });
+    const settled = settledCharge(m.config.limits, maxTokens, result.usage);
+    // What the call cost the limits once settled (not the admission estimate): what paces the next calls.
+    this.onCall?.({ model: m.name, limits: budgetLimits(m.config.limits), inputTokens: settled.inputTokens, outputTokens: settled.outputTokens, waitedMs: lease?.waitedMs ?? 0, latencyMs });
     if (budget && lease) {
-      await budget.settle(lease, settledCharge(m.config.limits, maxTokens, result.usage));
+      await budget.settle(lease, settled);
       await this.learnLimits(budget, m, result.rateLimit);
     }
     const previous = this.meanOutput.get(m.name);

@@ -5,7 +5,7 @@ export interface LlmCallObservation {
   model: string;
   /** The limits the budget admitted it under. */
   limits: BudgetLimits;
-  /** Charged at admission against the (single or input) token limit and the output limit. */
+  /** What it cost the (single or input) token limit and the output limit, as settled with the reported usage. */
   inputTokens: number;
   outputTokens: number;
   /** Time spent waiting for the budget to admit it. */
