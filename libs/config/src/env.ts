@@ -34,7 +34,7 @@ export const commonEnvSchema = z.object({
   /** Admission budget: the planner refuses a sweep of more variants, counted from the grid before expanding it. */
   SQLSWEEP_MAX_VARIANTS: intFromString(1).default(10_000),
   /** Admission budget: the planner refuses a sweep of more stage jobs (per variant, item and stage, before sharing). */
-  SQLSWEEP_MAX_STAGE_JOBS: intFromString(1).default(2_000_000),
+  SQLSWEEP_MAX_STAGE_JOBS: intFromString(1).default(5_000_000),
   /** Where dataset files' bytes are stored: Postgres (default) or an S3-compatible object store (SQLSWEEP_S3_*). */
   SQLSWEEP_DATASET_STORE: z.enum(['postgres', 's3']).default('postgres'),
   /** The S3-compatible server (MinIO, Ceph, ...); default: AWS S3 for the region. Requests are path-style. */
