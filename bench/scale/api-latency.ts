@@ -6,13 +6,13 @@
  *
  * `measureApiLatencies({ databaseUrl, redisUrl, runId })` is what bench/scale/run.ts calls on its planned run.
  * `seedSyntheticRun` makes such a run without planning (rows written by SQL) for developing this part alone:
- * `node -r @swc-node/register bench/scale/api-latency.ts [--variants 5 --items 20000 --stages 10]` (a database of its
- * own on DATABASE_URL's server, dropped afterwards).
+ * `node -r @swc-node/register bench/scale/api-latency.ts [--variants 5 --items 20000 --stages 10] [--write]` (a database
+ * of its own on DATABASE_URL's server, dropped afterwards; --write: bench/results/scale-api-latency.json).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
@@ -48,8 +48,10 @@ export interface ApiLatencyResult {
   /** Time to write the item and stage results by SQL. */
   fillMs: number;
   endpoints: Record<'runStatus' | 'leaderboard' | 'itemsPage' | 'itemDetail' | 'compare', LatencyFigures>;
-  /** `sqlsweep status <run>`: wall time of the whole process (start-up included), and the time it takes past start-up. */
+  /** `sqlsweep status <run>`: wall time of the whole process, start-up included. */
   status: LatencyFigures;
+  /** `sqlsweep --help`: the CLI's start-up alone (Node, SWC compiling the TypeScript, loading every command's libraries), timed the same way. */
+  cliStartup: LatencyFigures;
   /** pg_total_relation_size (heap, TOAST and indexes) over the row count. */
   storage: { runStages: TableStorage; stageResults: TableStorage; itemResults: TableStorage };
 }
@@ -168,16 +170,16 @@ async function measure(urls: () => string, token: string, samples: number): Prom
   return figures(cold, timings);
 }
 
-function runStatusCli(env: NodeJS.ProcessEnv, runId: string): Promise<{ wallMs: number; output: string }> {
+function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<{ wallMs: number; output: string }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), 'status', runId], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => {
       const wallMs = performance.now() - t0;
-      if (code !== 0) reject(new Error(`sqlsweep status exited ${code}: ${output.slice(-500)}`));
+      if (code !== 0) reject(new Error(`sqlsweep ${args.join(' ')} exited ${code}: ${output.slice(-500)}`));
       else resolve({ wallMs, output });
     });
   });
@@ -226,12 +228,16 @@ export async function measureApiLatencies(opts: ApiLatencyOptions): Promise<ApiL
     };
     log(`api-latency: ${JSON.stringify(endpoints)}`);
     const statusRuns = opts.statusRuns ?? 5;
-    const cold = await runStatusCli(env, opts.runId);
-    const walls: number[] = [];
-    for (let k = 0; k < statusRuns; k++) walls.push((await runStatusCli(env, opts.runId)).wallMs);
-    const status = figures(cold.wallMs, walls);
-    log(`api-latency: sqlsweep status ${JSON.stringify(status)}`);
-    return { runStages, itemResults: filled.itemResults, stageResults: filled.stageResults, fillMs: Math.round(fillMs), endpoints, status, storage };
+    const timeCli = async (args: string[]) => {
+      const cold = await runCli(env, args);
+      const walls: number[] = [];
+      for (let k = 0; k < statusRuns; k++) walls.push((await runCli(env, args)).wallMs);
+      return figures(cold.wallMs, walls);
+    };
+    const status = await timeCli(['status', opts.runId]);
+    const cliStartup = await timeCli(['--help']);
+    log(`api-latency: sqlsweep status ${JSON.stringify(status)}; start-up alone (--help) ${JSON.stringify(cliStartup)}`);
+    return { runStages, itemResults: filled.itemResults, stageResults: filled.stageResults, fillMs: Math.round(fillMs), endpoints, status, cliStartup, storage };
   } finally {
     await api.stop();
   }
@@ -298,7 +304,16 @@ async function main(): Promise<void> {
       databaseUrl: database.url, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', runId,
       itemResults: arg('--item-results', 100_000), samples: arg('--samples', 30), statusRuns: arg('--status-runs', 5),
     });
-    console.log(JSON.stringify(result, null, 2));
+    const out = {
+      benchmark: 'scale-api-latency',
+      machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((l) => Math.round(l * 100) / 100) },
+      run: { seededBy: 'seedSyntheticRun', variants: arg('--variants', 5), items: arg('--items', 20_000), stagesPerItem: arg('--stages', 10) },
+      ...result,
+      note: 'A run planned by SQL (seedSyntheticRun: 5 variants x 20,000 items x 10 stages = 1,000,000 run_stages), its item and stage results filled by SQL (100,000 item results), then every endpoint timed over HTTP against the orchestrator in its own process, one request at a time after one untimed warm-up (coldMs; the first read of a run also counts its plan once into the tallies). status: wall time of `sqlsweep status <run>` processes; cliStartup: `sqlsweep --help` the same way (Node, SWC compiling the TypeScript and loading every command), which status includes. bench/scale/run.ts measures the same on a planned run of the scale dataset.',
+      measuredAt: new Date().toISOString(),
+    };
+    if (args.includes('--write')) writeFileSync(join(repoRoot, 'bench', 'results', 'scale-api-latency.json'), `${JSON.stringify(out, null, 2)}\n`);
+    console.log(JSON.stringify(out, null, 2));
   } finally {
     if (!args.includes('--keep')) await database.drop();
     else process.stderr.write(`kept database ${database.url}\n`);
