@@ -77,6 +77,9 @@ class SimSampler {
   }
 }
 
+/** The phase running now: stopped by the SIGINT/SIGTERM handler too. */
+let current: { hosts?: WorkerHosts; stack: ScenarioStack } | undefined;
+
 interface PhaseRun {
   stack: ScenarioStack;
   hosts: WorkerHosts;
@@ -93,8 +96,9 @@ async function startPhase(ctx: Ctx, name: string, simConfig: string, hostCount: 
     simConfig, workers: 0, logLevel: 'warn', onLogLine: () => undefined,
   });
   let hosts: WorkerHosts | undefined;
+  current = { stack };
   try {
-    hosts = await WorkerHosts.start(ctx.net, { redisUrl: ctx.servers.redisUrl, databaseUrl: stack.databaseUrl, simUrl: stack.sim.url });
+    hosts = current.hosts = await WorkerHosts.start(ctx.net, { redisUrl: ctx.servers.redisUrl, databaseUrl: stack.databaseUrl, simUrl: stack.sim.url });
     const workerEnv = {
       ...stack.env, SQLSWEEP_LLM_CONCURRENCY: String(ctx.concurrency), SQLSWEEP_SQL_CONCURRENCY: String(ctx.concurrency),
       SQLSWEEP_JOB_LOCK_MS: String(ctx.lockMs), ...env,
@@ -111,6 +115,7 @@ async function startPhase(ctx: Ctx, name: string, simConfig: string, hostCount: 
   } catch (e) {
     await hosts?.stop(2_000);
     await stack.stop();
+    current = undefined;
     throw e;
   }
 }
@@ -120,6 +125,7 @@ async function endPhase(ctx: Ctx, run: PhaseRun): Promise<void> {
   await run.sampler.stop();
   await run.hosts.stop(5_000);
   await run.stack.stop();
+  current = undefined;
   await ctx.servers.flushRedis().catch(() => undefined);
 }
 
@@ -278,6 +284,8 @@ async function main(): Promise<void> {
   let servers: ChaosServers | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'sqlsweep-hosts-data-'));
   const stopAll = async () => {
+    await current?.hosts?.stop(1_000).catch(() => undefined);
+    await current?.stack.stop().catch(() => undefined);
     await servers?.stop().catch(() => undefined);
     net.destroy();
     rmSync(dataDir, { recursive: true, force: true });

@@ -49,7 +49,7 @@ export class WorkerHosts {
 
   /**
    * A worker on host `h`: `env` (queue prefix, data folder, concurrency...) plus the gateway URLs
-   * (REDIS_URL, DATABASE_URL, SQLSWEEP_LLM_SIM_URL), which win over `env`'s.
+   * (REDIS_URL, DATABASE_URL, SQLSWEEP_LLM_SIM_URL) and LOG_LEVEL=info, which win over `env`'s.
    */
   startWorker(h: number, env: NodeJS.ProcessEnv, onLine?: (host: NetnsHost, line: string) => void): HostWorker {
     const host = this.net.hosts[h];
@@ -60,8 +60,9 @@ export class WorkerHosts {
     const proc = spawnInHost(host, [process.execPath, '-r', require.resolve('@swc-node/register'), join(repoRoot, 'apps/worker/src/main.ts')], {
       cwd: repoRoot,
       env: {
-        ...process.env, LOG_LEVEL: 'info', SWC_NODE_PROJECT: join(repoRoot, 'tsconfig.json'), ...env,
-        REDIS_URL: this.hostUrls.redisUrl, DATABASE_URL: this.hostUrls.databaseUrl,
+        ...process.env, SWC_NODE_PROJECT: join(repoRoot, 'tsconfig.json'), ...env,
+        // At info, the worker says when it has started (and which stage jobs it finished, with `inserted`).
+        LOG_LEVEL: 'info', REDIS_URL: this.hostUrls.redisUrl, DATABASE_URL: this.hostUrls.databaseUrl,
         ...(this.hostUrls.simUrl ? { SQLSWEEP_LLM_SIM_URL: this.hostUrls.simUrl } : {}),
       },
       onLine: (line) => {
