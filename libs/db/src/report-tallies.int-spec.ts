@@ -65,7 +65,7 @@ describe('report tallies: progress and scores brought up to date from rows creat
     stages.saveResults(names.map((n) => ({ stageKey: key(n), stage, output: {}, simulated: true, machine: 'test', runId, costUsd: 0.01 })));
   const itemResult = (variantId: string, item: string, correct: boolean, latencyMs: number) => t.db.insertInto('item_results').values({
     run_id: runId, variant_id: variantId, item_id: item, final_stage_key: 'x', correct, errored: false, reason: correct ? 'match' : 'pred-error: no such column',
-    predicted_sql: 'SELECT 1', difficulty: 'easy', cost_usd: 0.5, latency_ms: latencyMs, simulated: true, metrics: JSON.stringify({ recall: correct ? 1 : 0.5 }),
+    predicted_sql: 'SELECT 1', difficulty: 'easy', input_tokens: 10, output_tokens: 5, cost_usd: 0.5, latency_ms: latencyMs, simulated: true, metrics: JSON.stringify({ recall: correct ? 1 : 0.5 }),
   }).execute();
 
   it('agrees with counting the rows, before and after more results, and across refreshes', async () => {
