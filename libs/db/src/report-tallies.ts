@@ -21,7 +21,9 @@ export interface ItemTallyRow {
  * row created before W can appear later. The rows created in [previous W, W) are added to the tallies and W becomes
  * the run's watermark (run_tally_marks), under that row's lock, so concurrent refreshes never count a row twice. A
  * long transaction open in the database (an idle one included) holds the watermark back: reports then lag, they never
- * miscount. The first refresh of a run counts its committed plan once (planned keys per stage kind) and every result
+ * miscount. pg_stat_activity shows other roles' transaction starts only to a superuser or a member of
+ * pg_read_all_stats: every sqlsweep process must use the database as one role (as they do, with one DATABASE_URL), or
+ * the role reading reports must be granted pg_read_all_stats. The first refresh of a run counts its committed plan once (planned keys per stage kind) and every result
  * before W. Readers add what was created since the watermark, counted on the spot (an index range over recent rows),
  * so a report is exact as of its read, not as of the last refresh.
  *
