@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import { sql } from 'kysely';
 import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
@@ -127,5 +128,17 @@ describe('the OpenAPI document lists the status codes each route answers', () =>
     }
     const absent = values.runId.startsWith('f') ? '0000' : 'ffff';
     expect((await fetch(`${url}/api/runs/${absent}abcd`, { headers: auth })).status).toBe(404);
+  });
+
+  it('answers 409 naming both runs when a short id is ambiguous, and resolves it with more digits', async () => {
+    // A copy of the run under an id sharing its first 8 digits (and nothing after).
+    const head = values.runId.slice(0, 8);
+    const twin = `${head}-0000-4000-8000-${values.runId.endsWith('000000000000') ? '111111111111' : '000000000000'}`;
+    await sql`INSERT INTO runs SELECT (jsonb_populate_record(r, jsonb_build_object('id', ${twin}::uuid))).* FROM runs r WHERE r.id = ${values.runId}`.execute(t.db);
+    const res = await fetch(`${url}/api/runs/${head}`, { headers: auth });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { error: string }).error).toMatch(new RegExp(`ambiguous.*(${values.runId}.*${twin}|${twin}.*${values.runId})`));
+    const longer = await fetch(`${url}/api/runs/${values.runId.slice(0, 23)}`, { headers: auth });
+    expect(longer.status).toBe(twin.slice(0, 23) === values.runId.slice(0, 23) ? 409 : 200);
   });
 });
