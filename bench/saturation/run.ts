@@ -5,12 +5,12 @@
  * and orchestrator processes on the benchmark's own Redis and Postgres (bench/chaos's servers and stack). The workers
  * run as shipped: adaptive LLM concurrency (SQLSWEEP_LLM_CONCURRENCY=auto) under the shared rate budget.
  *
- * Reports, over the steady part (after the first minute, whose one-minute burst the limits allow, until the LLM queue
+ * Reports, over the steady part (from 120 s, once the one-minute burst the limits allow is spent, until the LLM queue
  * last held waiting jobs): utilisation of the binding limit, the share of 429s, attempts per request, and per 5 s the
  * calls answered, LLM calls in flight, LLM jobs held and waiting, and the workers' concurrency. Writes
  * bench/results/saturation.json.
  *
- *   npm run bench -- saturation [--repeats 20] [--workers 2] [--items N] [--steady-from 60]
+ *   npm run bench -- saturation [--repeats 20] [--workers 2] [--items N] [--steady-from 120]
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,8 +20,10 @@ import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { ModelStats } from '@sqlsweep/llm-sim';
+import { queueKeyPrefix } from '@sqlsweep/queue';
 import { createTestDatabase, runCli } from '@sqlsweep/testing';
 import { ChaosServers } from '../chaos/servers';
+import { processCpuMs, serverCpuMs } from '../sweep/process-cpu';
 import { ScenarioStack } from '../chaos/stack';
 
 const root = resolve(__dirname, '..', '..');
@@ -106,7 +108,7 @@ function timeline(samples: Sample[], everyS: number) {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: {
     repeats: { type: 'string', default: '20' }, workers: { type: 'string', default: '2' }, items: { type: 'string' },
-    'steady-from': { type: 'string', default: '60' }, 'log-level': { type: 'string', default: 'info' },
+    'steady-from': { type: 'string', default: '120' }, 'log-level': { type: 'string', default: 'info' },
   } });
   const repeats = Number(values.repeats);
   const steadyFromS = Number(values['steady-from']);
@@ -158,14 +160,29 @@ async function main(): Promise<void> {
     })();
     const createdAt = Date.now();
     say(`run ${runId.id} created: ${runId.stage_jobs} stage jobs, ${runId.item_count} items; sampling every ${SAMPLE_MS} ms`);
-    const queues = ['stage-llm', 'stage-sql', 'stage-retrieval'].map((name) => new Queue(name, { connection: { url: servers.redisUrl }, prefix: stack!.prefix }));
+    const queues = ['stage-llm', 'stage-sql', 'stage-retrieval'].map((name) => new Queue(name, { connection: { url: servers.redisUrl }, prefix: queueKeyPrefix(stack!.prefix, name) }));
     const samples: Sample[] = [];
     let lastPrint = 0;
+    let missedSamples = 0;
+    const cpuOf = () => ({
+      simulator: processCpuMs({ pids: [stack!.sim.child.pid!] }), workers: processCpuMs({ pids: stack!.workers.map((w) => w.child.pid!) }), ...serverCpuMs(),
+    });
+    const cpuAtStart = cpuOf();
     while (!cli.exited) {
-      const [s, llm, sql, retrieval] = await Promise.all([
-        simStats(stack.sim.url),
-        ...queues.map((q) => q.getJobCounts('wait', 'active', 'prioritized', 'delayed')),
-      ]);
+      let got;
+      try {
+        got = await Promise.all([
+          simStats(stack.sim.url),
+          ...queues.map((q) => q.getJobCounts('wait', 'active', 'prioritized', 'delayed')),
+        ]);
+      } catch (e) {
+        // A busy machine can keep the simulator from answering its stats within 5 s: that second has no sample.
+        missedSamples++;
+        say(`sample missed: ${(e as Error).message}`);
+        await sleep(SAMPLE_MS);
+        continue;
+      }
+      const [s, llm, sql, retrieval] = got;
       const concurrency = [...concurrencyByPid.values()].reduce((a, b) => a + b, 0);
       const other = (c: Record<string, number>) => c.wait + c.active + c.prioritized;
       samples.push({
@@ -180,6 +197,7 @@ async function main(): Promise<void> {
       await sleep(SAMPLE_MS);
     }
     const result = await cli.finished;
+    const cpuAtEnd = cpuOf();
     if (result.code !== 0) say(`sqlsweep run exited ${result.code}:\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`);
     const endedAt = Date.now();
     await sleep(2_000);
@@ -210,6 +228,9 @@ async function main(): Promise<void> {
         workers: Number(values.workers), workerLlmConcurrency: 'auto (SQLSWEEP_LLM_CONCURRENCY default)', steadyFromS,
       },
       run: {
+        missedSamples,
+        // CPU seconds over the run (user + system): the simulator answering, the worker processes, this machine's Postgres and Redis servers (all of them, others' included).
+        cpuSeconds: Object.fromEntries(Object.entries(cpuAtEnd).map(([k, v]) => [k, round((v - cpuAtStart[k as keyof typeof cpuAtStart]) / 1000, 1)])),
         id: runId.id, cliExitCode: result.code, wallSeconds: round((endedAt - createdAt) / 1000, 1),
         secondsFromBenchStartToRunCreated: round((createdAt - started) / 1000, 1),
         llmRequests: final.requests, llmAnswered: final.ok, http429: final.rateLimited, serverErrors: final.serverErrors,
@@ -231,7 +252,7 @@ async function main(): Promise<void> {
       goals: { utilisationOfBindingLimit: '>= 0.90 over the steady part', share429OfRequests: '<= 0.01', attemptsPerRequest: '<= 1.05' },
       timelineEvery5s: timeline(samples, 5),
       note: [
-        'Counts are the simulator\'s (/sim/stats, sampled every second). Steady part: from steady.fromS (the first minute\'s burst, which the one-minute token buckets of the simulator and of the budget both allow, left out) to the last second the stage-llm queue held waiting jobs (then the sweep\'s tail drains).',
+        'Counts are the simulator\'s (/sim/stats, sampled every second). Steady part: from steady.fromS (the burst that the one-minute token buckets of the simulator and of the budget both allow at the start, about 3,000 calls, spent by then) to the last second the stage-llm queue held waiting jobs (then the sweep\'s tail drains).',
         'utilisation: calls accepted (answered + 5xx) per second over the steady part / the RPM limit per second, and input tokens accepted / the input TPM per second; the binding limit is the one used more. attemptsPerRequest: HTTP requests / calls answered, whole run.',
         'llmCallsInFlight: calls the simulator is answering; llmJobsHeld: stage-llm jobs active in the workers (loading, waiting for the budget, calling, committing); workerLlmConcurrency: the sum of the workers\' adaptive concurrency.',
       ].join(' '),
