@@ -147,9 +147,10 @@ describe('dashboard v2 in a browser', () => {
     }))));
     for (const c of shown) expect(c.category).toBe(rows.find((r) => r.item_id === c.item && r.variant_id === c.variant)!.category);
 
-    // A failing cell, a SQL error if there is one: one click to its trace.
+    // A failing cell, a SQL error if there is one: one click (here the keyboard: focus it, Enter) to its trace.
     const target = shown.find((c) => c.category === 'sql-error') ?? shown.find((c) => c.category !== 'correct')!;
-    await page.locator(`[data-testid=matrix-row][data-item-id="${target.item}"] [data-testid=matrix-cell][data-variant-id="${target.variant}"] a`).click();
+    await page.locator(`[data-testid=matrix-row][data-item-id="${target.item}"] [data-testid=matrix-cell][data-variant-id="${target.variant}"] a`).focus();
+    await page.keyboard.press('Enter');
     const card = page.locator(`[data-testid=item-variant][data-variant-id="${target.variant}"]`);
     await card.waitFor();
     expect(await page.locator('[data-testid=item-variant]').count()).toBe(1);
@@ -159,7 +160,8 @@ describe('dashboard v2 in a browser', () => {
     expect(await card.locator('[data-testid=sql-diff]').isVisible()).toBe(true);
     // The prompt of the LLM stage: a second click.
     const llm = card.locator('[data-testid=stage-trace]:has([data-testid=stage-prompt]) summary').first();
-    await llm.click();
+    await llm.focus();
+    await page.keyboard.press('Enter');
     expect(await card.locator('[data-testid=stage-prompt]').first().isVisible()).toBe(true);
     const stored = await e2e.db.selectFrom('item_results').select(['predicted_sql']).where('run_id', '=', runId).where('variant_id', '=', target.variant).where('item_id', '=', target.item).executeTakeFirstOrThrow();
     expect((await card.locator('[data-testid=predicted-sql]').textContent())!.trim()).toBe((stored.predicted_sql ?? '(no SQL produced)').trim());
