@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'react';
 import type { ComparisonDto, LeaderboardRowDto, RunSummaryDto, SweepSummaryDto } from '@sqlsweep/contracts';
 import { getJson, useApi } from '../lib/api';
-import { exLabel, pct, shortId, signedPp, when } from '../lib/format';
+import { exLabel, pct, signedPp, when } from '../lib/format';
 import { href, type Route } from '../lib/router';
 import { LinePlot } from '../components/charts';
+import { Id } from '../components/Id';
 import { Simulated } from '../components/Simulated';
 import { Status } from '../components/Status';
 import { ScheduleTrend } from './ScheduleTrend';
@@ -61,7 +62,7 @@ function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
     loadTrend(sweepIds, nightlyOnly).then((p) => live && setLoaded(p), (e: unknown) => live && setError(e as Error));
     return () => { live = false; };
   }, [sweepIds.join(','), nightlyOnly]);
-  if (error) return <div className="error">API error: {error.message}</div>;
+  if (error) return <div className="error" role="alert">API error: {error.message}</div>;
   if (!loaded) return <div className="loading">loading…</div>;
   const { points, hasNightly } = loaded;
   const toggle = (
@@ -104,7 +105,7 @@ function Trend({ name, sweepIds }: { name: string; sweepIds: string[] }) {
         <tbody>
           {points.map((p) => (
             <tr key={`${p.run.id}/${p.row.variantId}`} className={isRegression(p) ? 'regression' : ''} data-testid="trend-row" data-run-id={p.run.id} data-variant-id={p.row.variantId}>
-              <td><a href={href(['runs', p.run.id])}>{shortId(p.run.id)}</a></td><td>{when(p.run.createdAt)}</td><td>{p.row.label}</td>
+              <td><Id id={p.run.id} href={href(['runs', p.run.id])} /></td><td>{when(p.run.createdAt)}</td><td>{p.row.label}</td>
               <td className="num" data-col="ex">{pct(p.row.ex)}</td>
               <td className="muted" data-col="scorer">{p.row.scorer ?? '–'}</td>
               <td className="num" data-col="delta" title={p.vsPrevious?.scorerWarning ?? undefined}>{p.vsPrevious ? signedPp(p.vsPrevious.delta) : '–'}{p.vsPrevious?.scorerWarning ? ' (scorer changed)' : ''}</td>
