@@ -3,9 +3,9 @@
  * address, `--delay-ms` from the services each way), the benchmark's own Redis and Postgres and the LLM simulator in
  * the root namespace (infra/netns). Every worker runs a fixed LLM concurrency (`--concurrency`), so the hosts are
  * what scales. Phases, each on a fresh database copied from a template (minibench registered):
- *   scaling:   the 300-call sweep (bench/hosts/sweep.yaml, calls of median 800 ms, limits far above the load) on
+ *   scaling:   the 150-call sweep (bench/hosts/sweep.yaml, calls of median 800 ms, limits far above the load) on
  *              1, 2 and 4 hosts: LLM calls/s, and the ratios to one host;
- *   binding:   the same on 4 hosts against models limited to 90 RPM each (declared in the catalog as well): the share
+ *   binding:   the same on 4 hosts against models limited to 30 RPM each (declared in the catalog as well): the share
  *              of calls answered 429 while the shared budget in Redis paces every host;
  *   partition: 3 hosts; once a quarter of the calls are answered and host 0 holds calls in flight, every packet to
  *              and from host 0 is dropped; the run must finish on the others (jobs taken over after the job lock),
@@ -30,8 +30,8 @@ import { callsClaimedBy, storedFingerprint } from './fingerprint';
 const root = resolve(__dirname, '..', '..');
 const SWEEP = 'bench/hosts/sweep.yaml';
 const SIM_FREE = 'bench/hosts/llm-sim-800ms.yaml';
-const SIM_BINDING = 'bench/hosts/llm-sim-800ms-90rpm.yaml';
-const MODELS_BINDING = 'bench/hosts/models-90rpm.yaml';
+const SIM_BINDING = 'bench/hosts/llm-sim-800ms-30rpm.yaml';
+const MODELS_BINDING = 'bench/hosts/models-30rpm.yaml';
 const PHASES = ['scaling', 'binding', 'partition', 'failover'] as const;
 type Phase = (typeof PHASES)[number];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -166,7 +166,7 @@ async function scalingRun(ctx: Ctx, hostCount: number) {
   }
 }
 
-/** 4 hosts against models limited to 90 RPM each, declared in the catalog too: 429s as a share of requests. */
+/** 4 hosts against models limited to 30 RPM each, declared in the catalog too: 429s as a share of requests. */
 async function bindingRun(ctx: Ctx) {
   const load = loadavg().map((l) => round(l));
   const models = join(root, MODELS_BINDING);
@@ -181,11 +181,11 @@ async function bindingRun(ctx: Ctx) {
     const runSeconds = ((run.watch.endedAt ?? Date.now()) - run.createdAt) / 1000;
     const share = sim.rateLimited / Math.max(1, sim.requests);
     say(`binding: ${sim.rateLimited} of ${sim.requests} requests answered 429 (${round(100 * share)} %), run ${account.status} in ${round(runSeconds, 1)} s`);
-    // After the initial one-minute buckets (90 calls each model) are spent, the limit allows 3 calls/s in all.
+    // After the initial one-minute buckets (30 calls each model) are spent, the limit allows 1 call/s in all.
     return {
-      hosts: 4, llmConcurrencyPerHost: ctx.concurrency, limitPerModelRpm: 90, models: 2, limitCallsPerSecond: 3,
+      hosts: 4, llmConcurrencyPerHost: ctx.concurrency, limitPerModelRpm: 30, models: 2, limitCallsPerSecond: 1,
       share429OfRequests: round(share, 4), llmCalls: simFigures(sim),
-      llmCallsPerSecondAfterBucket: round(run.sampler.rate(sim.ok, 200 / 300, 0.95)),
+      llmCallsPerSecondAfterBucket: round(run.sampler.rate(sim.ok, 0.6, 0.95)),
       runStatus: account.status, terminal: ended, runSeconds: round(runSeconds, 1), itemsPlanned: account.itemsPlanned,
       itemsWithResult: account.itemsWithResult, itemsErrored: account.itemsErrored, duplicatedRows: account.duplicatedRows,
       loadAverage: { atStart: load, atEnd: loadavg().map((l) => round(l)) },
@@ -205,7 +205,7 @@ async function partitionRun(ctx: Ctx, deadlineMs: number) {
     const atCut = await waitUntil('a quarter of the calls answered with host 0 holding calls', Date.now() + 300_000, async () => {
       if (run.watch.endedAt) throw new Error('the run ended before the partition');
       const t = await run.stack.simTotals();
-      return t.ok >= 75 && (await callsClaimedBy(run.stack.db, victim.child.pid!)) > 0 ? t : undefined;
+      return t.ok >= 38 && (await callsClaimedBy(run.stack.db, victim.child.pid!)) > 0 ? t : undefined;
     });
     const victimClaims = await callsClaimedBy(run.stack.db, victim.child.pid!);
     ctx.net.partition(victim.host.index);
@@ -266,7 +266,7 @@ async function redisFailoverRun(_ctx: Ctx): Promise<Record<string, unknown>> {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      'delay-ms': { type: 'string', default: '1' }, concurrency: { type: 'string', default: '4' }, phases: { type: 'string', default: PHASES.join(',') },
+      'delay-ms': { type: 'string', default: '1' }, concurrency: { type: 'string', default: '1' }, phases: { type: 'string', default: PHASES.join(',') },
       'lock-ms': { type: 'string', default: '10000' }, 'deadline-seconds': { type: 'string', default: '180' },
     },
   });
@@ -311,7 +311,7 @@ async function main(): Promise<void> {
         partition: 'pfifo limit 0 as the root qdisc of both veth ends: every packet to and from the host dropped, its TCP connections hang',
         services: 'Redis (AOF), Postgres and the LLM simulator on loopback of the root namespace, reached by the hosts through TCP gateways listening on the bridge address',
       },
-      sweep: { config: SWEEP, llmCalls: 300, simulatedLatency: 'median 800 ms, p95 1.1 s' },
+      sweep: { config: SWEEP, llmCalls: 150, simulatedLatency: 'median 800 ms, p95 1.1 s' },
       settings: { llmConcurrencyPerHost: ctx.concurrency, jobLockMs: ctx.lockMs, workersPerHost: 1 },
     };
     const goals: string[] = [];
