@@ -25,11 +25,11 @@ import type { PlanChildResult } from './plan-child';
 const root = resolve(__dirname, '..', '..');
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
-/** The sweep config: RB-SQL with `temperatures` sampling temperatures, on two simulated models. */
-function sweepYaml(name: string, dataset: string, temperatures: number): string {
+/** The sweep config: RB-SQL with `temperatures` sampling temperatures, on two simulated models, over the first `items` items. */
+function sweepYaml(name: string, dataset: string, temperatures: number, items?: number): string {
   const ts = Array.from({ length: temperatures }, (_, i) => round(0.1 + i * (1.8 / Math.max(1, temperatures)), 4));
   return [
-    `name: ${name}`, `dataset: ${dataset}`, 'split: dev', 'models: [sim-strong, sim-weak]', 'pipelines:',
+    `name: ${name}`, `dataset: ${dataset}`, 'split: dev', ...(items === undefined ? [] : [`items: { limit: ${items} }`]), 'models: [sim-strong, sim-weak]', 'pipelines:',
     `  - { pipeline: rb-sql, grid: { temperature: [${ts.join(', ')}] } }`, '',
   ].join('\n');
 }
@@ -47,10 +47,14 @@ function distinctStagesPerItem(yaml: string): number {
   return keys.size;
 }
 
-/** The fewest temperatures whose sweep over `items` items has at least `target` stage jobs. */
-function temperaturesFor(target: number, dataset: string, items: number): number {
+/**
+ * The fewest temperatures whose sweep over the dataset's `items` items has at least `target` stage jobs, and the
+ * fewest items that still reach it with them: the sizes compared differ in items (and variants only when needed).
+ */
+function sweepSize(target: number, dataset: string, items: number): { temperatures: number; items: number } {
   for (let t = 1; t <= 5_000; t++) {
-    if (distinctStagesPerItem(sweepYaml('sizing', dataset, t)) * items >= target) return t;
+    const perItem = distinctStagesPerItem(sweepYaml('sizing', dataset, t));
+    if (perItem * items >= target) return { temperatures: t, items: Math.ceil(target / perItem) };
   }
   throw new Error(`no grid of up to 5,000 temperatures reaches ${target} stage jobs over ${items} items`);
 }
@@ -143,9 +147,9 @@ async function main(): Promise<void> {
     const plans = [];
     let largestRun: string | undefined;
     for (const target of targets) {
-      const temperatures = temperaturesFor(target, dataset.name, dataset.items);
+      const { temperatures, items } = sweepSize(target, dataset.name, dataset.items);
       const config = join(dataDir, `scale-${target}.yaml`);
-      writeFileSync(config, sweepYaml(`bench-scale-${target}`, dataset.name, temperatures));
+      writeFileSync(config, sweepYaml(`bench-scale-${target}`, dataset.name, temperatures, items));
       const dry = await planInChild(config, env, true, db);
       const real = await planInChild(config, env, false, db);
       const [{ rows }] = await queryRows<{ rows: number }>(db.db)`SELECT count(*)::int AS rows FROM run_stages WHERE run_id = ${real.runId}`;
@@ -173,7 +177,7 @@ async function main(): Promise<void> {
         'plannerCpuSeconds: CPU time of the planning process during planRun; postgresBackendCpuSeconds: CPU time of the Postgres backends serving the bench database meanwhile (sampled from /proc): on a 2-core machine with nothing else running, a plan takes about the larger of the two, as one chunk is stored while the next is keyed. Wall times depend on the load average recorded with the machine (this machine is shared).',
         'wallSeconds: Planner.planRun alone (admission, dataset reads, expansion, keying, reuse lookup, estimate, writes, commit, ANALYZE), not the process start. peakRssMiB: the child\'s maximum resident set (getrusage), process start included. rssMiBOverPlan: RSS sampled every 250 ms while planning.',
         'dryRun writes only the plan\'s keys (a temporary table: which keys are new to the plan, and stored) and rolls back. rowsPerSecond: run_stages rows written per second of the real plan. stageJobs: distinct stage keys still to run (variants share the stages they agree on).',
-        'The sweep is RB-SQL with N sampling temperatures x 2 simulated models, N the fewest that reaches the target number of stage jobs; Postgres is the shared server this machine runs for the other benchmarks.',
+        'The sweep is RB-SQL with N sampling temperatures x 2 simulated models over the first M dev items, N the fewest that reaches the target number of stage jobs over the whole split and M the fewest items that still do; Postgres is the shared server this machine runs for the other benchmarks.',
       ].join(' '),
       measuredAt: new Date().toISOString(),
     };

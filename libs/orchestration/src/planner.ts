@@ -84,11 +84,12 @@ export const defaultPlanChunkSize = 1_000;
  * admitted first: its variant and stage-job counts are computed from the grid and item counts and checked against
  * the budget, and the dataset against what the variants need, before anything is expanded per item.
  *
- * Then the plan streams: stages are expanded and keyed in chunks (`stageChunks`), each chunk written in one
- * statement (`PlanWriter`), which also says which of its keys the plan had not met and whether a result is stored
- * for each, and counted and estimated (`PlanTally`) before the next is made. Memory holds the items, the variants and
- * one chunk, whatever the number of stages. The whole plan is one transaction: a run is committed whole or not at
- * all. A dry run takes the same path, writing only the plan's keys, and rolls back.
+ * Then the plan streams: stages are expanded and keyed in chunks (`stageChunks`, item by item), each chunk written
+ * in one statement (`PlanWriter`), which also says which of its keys the plan had not met and whether a result is
+ * stored for each, then counted and estimated (`PlanTally`), while the next chunk is keyed. Memory holds the items,
+ * the variants' keyers and two chunks, whatever the number of stages. The whole plan is one transaction: a run is
+ * committed whole or not at all (docs/architecture.md, "Streaming plans"). A dry run takes the same path, writing
+ * only the plan's keys, and rolls back.
  */
 export class Planner {
   constructor(private readonly deps: PlannerDeps) {}
