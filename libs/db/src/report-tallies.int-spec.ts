@@ -97,14 +97,14 @@ describe('report tallies: progress and scores brought up to date from rows creat
     try {
       await c.query('BEGIN');
       await c.query(`INSERT INTO stage_results (stage_key, stage, output, machine) VALUES ($1, 'c-evaluate', '{}', 'test')`, [key('e00')]);
-      await new Promise((r) => setTimeout(r, 1500)); // past the watermark's one-second margin
+      await new Promise((r) => setTimeout(r, 2100)); // past the watermark's one-second margin and the 2 s between refreshes
       const before = await reports.stageProgress(runId);
       expect(before.find((s) => s.stage === 'c-evaluate')!.done).toBe(0);
       await c.query('COMMIT');
     } finally {
       await c.end();
     }
-    await new Promise((r) => setTimeout(r, 1200));
+    await new Promise((r) => setTimeout(r, 2100));
     await reports.stageProgress(runId); // a refresh that moves the watermark past the committed row
     expect(await reports.stageProgress(runId)).toEqual(await countedStageProgress(t, runId));
     expect((await reports.stageProgress(runId)).find((s) => s.stage === 'c-evaluate')!.done).toBe(1);

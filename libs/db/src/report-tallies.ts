@@ -34,14 +34,28 @@ export interface ItemTallyRow {
 export class ReportTallies {
   /** Refreshes in flight per run in this process: concurrent readers of one run share one. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** When this process last refreshed each run (ms since the epoch). */
+  private readonly refreshedAt = new Map<string, number>();
 
-  constructor(private readonly db: Db) {}
+  /**
+   * `refreshEveryMs`: a run refreshed by this process more recently is not refreshed again. Reads stay exact (they
+   * add everything since the watermark); refreshing only keeps that tail short, so a page polled many times a second
+   * does not write the tallies each time.
+   */
+  constructor(private readonly db: Db, private readonly refreshEveryMs = 2000) {}
 
   /** Brings the run's tallies up to date (see the class comment). */
   refresh(runId: string): Promise<void> {
     const running = this.inFlight.get(runId);
     if (running) return running;
-    const p = this.refreshNow(runId).finally(() => this.inFlight.delete(runId));
+    if (Date.now() - (this.refreshedAt.get(runId) ?? 0) < this.refreshEveryMs) return Promise.resolve();
+    const p = this.refreshNow(runId)
+      .then((counted) => {
+        if (!counted) return; // no such run (yet): the next read looks again
+        if (this.refreshedAt.size > 1000) this.refreshedAt.clear();
+        this.refreshedAt.set(runId, Date.now());
+      })
+      .finally(() => this.inFlight.delete(runId));
     this.inFlight.set(runId, p);
     return p;
   }
@@ -87,8 +101,9 @@ export class ReportTallies {
     return [...merged.values()];
   }
 
-  private async refreshNow(runId: string): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
+  /** False when there is no such run. */
+  private async refreshNow(runId: string): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
       const { rows: [clock] } = await sql<{ t: Date }>`SELECT clock_timestamp() AS t`.execute(tx);
       const { rows: [w] } = await sql<{ watermark: Date }>`
         SELECT least(${clock.t}::timestamptz, coalesce(min(xact_start), ${clock.t}::timestamptz)) - interval '1 second' AS watermark
@@ -102,15 +117,16 @@ export class ReportTallies {
         if (inserted.rows.length === 1) {
           await this.countPlan(tx, runId, watermark);
           await this.addItems(tx, runId, null, watermark);
-          return;
+          return true;
         }
         mark = await this.lockMark(tx, runId); // another session counted it first; go on from its watermark
-        if (!mark) return; // no such run
+        if (!mark) return false; // no such run
       }
-      if (watermark <= mark.watermark) return;
+      if (watermark <= mark.watermark) return true;
       await this.addStageResults(tx, runId, mark.watermark, watermark);
       await this.addItems(tx, runId, mark.watermark, watermark);
       await sql`UPDATE run_tally_marks SET watermark = ${watermark}::timestamptz, refreshed_at = now() WHERE run_id = ${runId}`.execute(tx);
+      return true;
     });
   }
 
