@@ -212,6 +212,9 @@ export async function measureApiLatencies(opts: ApiLatencyOptions): Promise<ApiL
   const env: NodeJS.ProcessEnv = {
     DATABASE_URL: opts.databaseUrl, REDIS_URL: opts.redisUrl, SQLSWEEP_QUEUE_PREFIX: `scale_${randomBytes(4).toString('hex')}`,
     SQLSWEEP_API_TOKEN: token, PORT: '0', LOG_LEVEL: 'warn', SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'scale-api-')),
+    // The orchestrator re-checks running runs once as it starts (before the timed requests); its periodic reconciler
+    // would re-check the 1,000,000-stage run during them.
+    SQLSWEEP_RECONCILE_MS: String(3_600_000),
   };
   const api = await startOrchestrator(env, log);
   try {
@@ -240,6 +243,9 @@ export async function measureApiLatencies(opts: ApiLatencyOptions): Promise<ApiL
     return { runStages, itemResults: filled.itemResults, stageResults: filled.stageResults, fillMs: Math.round(fillMs), endpoints, status, cliStartup, storage };
   } finally {
     await api.stop();
+    // Jobs the start-up re-check enqueued for stages left without results (no worker serves this prefix).
+    const { removeQueuePrefixKeys } = await import('@sqlsweep/testing');
+    await removeQueuePrefixKeys(opts.redisUrl, env.SQLSWEEP_QUEUE_PREFIX!).catch((e: Error) => log(`api-latency: could not remove queue prefix ${env.SQLSWEEP_QUEUE_PREFIX}: ${e.message}`));
   }
 }
 
