@@ -1,11 +1,13 @@
 import type { RunDetailDto, RunSummaryDto } from '@sqlsweep/contracts';
-import { useApi } from '../lib/api';
+import { useState } from 'react';
+import { postJson, useApi } from '../lib/api';
 import { duration, int, shortId, usd, when } from '../lib/format';
 import { href } from '../lib/router';
 import { ProgressBar } from '../components/ProgressBar';
 import { Simulated } from '../components/Simulated';
 import { StartRun } from '../components/StartRun';
 import { Status } from '../components/Status';
+import { useAccess } from '../components/useAccess';
 import '../components/actions.css';
 
 const anyRunning = (runs: RunSummaryDto[]) => runs.some((r) => r.status === 'running');
@@ -14,6 +16,7 @@ const anyRunning = (runs: RunSummaryDto[]) => runs.some((r) => r.status === 'run
 export function RunsPage() {
   // Polls every 3 s while a run runs and every 5 s otherwise, so a run started elsewhere shows up without a reload.
   const runs = useApi<RunSummaryDto[]>('/runs', { limit: 100 }, { refreshMs: 3000, idleRefreshMs: 5000, keepPolling: anyRunning });
+  const access = useAccess();
   return (
     <section>
       <h1>Runs</h1>
@@ -29,7 +32,10 @@ export function RunsPage() {
                 <tr key={r.id} data-testid="run-row" data-run-id={r.id}>
                   <td><a href={href(['runs', r.id])}>{shortId(r.id)}</a> <Simulated on={r.simulated} /></td>
                   <td><a href={href(['trends'], { sweep: r.sweepName })} title="runs of this sweep over time">{r.sweepName}</a></td>
-                  <td><span className={`status ${r.status}`} title={r.failureReason ?? undefined}>{r.status}</span></td>
+                  <td>
+                    <span className={`status ${r.status}`} title={r.failureReason ?? undefined}>{r.status}</span>
+                    {r.status === 'running' && <CancelFromList runId={r.id} canWrite={access.write} reason={access.reason} onDone={runs.reload} />}
+                  </td>
                   <td>{when(r.createdAt)}</td>
                   <td className="num">{r.itemCount}</td>
                   <td className="num">{r.variantCount}</td>
@@ -43,6 +49,24 @@ export function RunsPage() {
         )}
       </Status>
     </section>
+  );
+}
+
+/** Cancel a running run from the list: one click, then confirm; disabled with the reason for a token that may not. */
+function CancelFromList({ runId, canWrite, reason, onDone }: { runId: string; canWrite: boolean; reason: string | null; onDone: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const cancel = async () => {
+    try { await postJson(`/runs/${runId}/cancel`); onDone(); } catch (e) { setError(e instanceof Error ? e.message : String(e)); } finally { setConfirming(false); }
+  };
+  return (
+    <span className="list-actions">
+      {' '}
+      {confirming
+        ? <><button type="button" className="danger" data-testid="list-cancel-confirm" onClick={() => void cancel()}>Yes, cancel</button> <button type="button" className="secondary" onClick={() => setConfirming(false)}>No</button></>
+        : <button type="button" className="secondary" data-testid="list-cancel" disabled={!canWrite} title={canWrite ? 'cancel this run' : `Disabled: ${reason ?? 'this token may not change state'}`} onClick={() => setConfirming(true)}>Cancel</button>}
+      {error && <span className="error" role="alert">{error}</span>}
+    </span>
   );
 }
 
