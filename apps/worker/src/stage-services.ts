@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import type { DatasetRepository } from '@sqlsweep/db';
 import type { DatasetServices, RetrievalServices, StageItem } from '@sqlsweep/pipelines';
+
+type IndexSpec = Parameters<RetrievalServices['index']>[0];
 import {
   buildIndex, configuredEncoderDir, openEncoder, openIndex, openMaxSimScorer, type Encoder, type EncoderLogger, type MaxSimScorer, type MultiVectorIndex,
 } from '@sqlsweep/retrieval';
@@ -25,6 +27,8 @@ export class WorkerRetrieval implements RetrievalServices {
     close: async () => undefined,
   };
   private readonly indexes = new Map<string, Promise<MultiVectorIndex>>();
+  /** Indexes by the documents array a stage handed in, then by the rest of its spec. */
+  private readonly byDocuments = new WeakMap<object, Map<string, Promise<MultiVectorIndex>>>();
 
   constructor(private readonly opts: { dataDir: string; encoderDir?: string; intraOpNumThreads?: number; logger: EncoderLogger }) {}
 
@@ -36,7 +40,26 @@ export class WorkerRetrieval implements RetrievalServices {
     return this.encoderPromise;
   }
 
-  async index(spec: Parameters<RetrievalServices['index']>[0]): Promise<MultiVectorIndex> {
+  /**
+   * The index of `spec`'s documents. A stage that hands in the very same documents array again (a corpus its module
+   * keeps per process: R3's RAG chunks, RB-SQL's skeletons) gets the index it got before without the key being hashed
+   * again over every document, which cost an R3 stage more than its search.
+   */
+  async index(spec: IndexSpec): Promise<MultiVectorIndex> {
+    let byHeader = this.byDocuments.get(spec.documents);
+    if (!byHeader) this.byDocuments.set(spec.documents, (byHeader = new Map()));
+    const header = JSON.stringify([spec.kind, spec.datasetVersion, spec.dbId, spec.builderVersion]);
+    let index = byHeader.get(header);
+    if (!index) {
+      const seen = byHeader;
+      index = this.buildOrOpen(spec);
+      seen.set(header, index);
+      index.catch(() => seen.delete(header));
+    }
+    return index;
+  }
+
+  private async buildOrOpen(spec: IndexSpec): Promise<MultiVectorIndex> {
     const encoder = await this.encoder();
     const indexRoot = join(this.opts.dataDir, 'indexes');
     const built = await buildIndex(spec, { encoder, indexRoot });
