@@ -79,8 +79,10 @@ async function withClient<T>(url: string, f: (c: Client) => Promise<T>): Promise
 
 /**
  * Gives the first `target` (variant, item) pairs of the run (items in key order, each under every variant, so
- * variants can be compared on shared items) a result for every planned stage and an item result. Deterministic:
- * correctness and costs derive from a hash of the key. Existing rows are kept.
+ * variants can be compared on shared items) a result for every planned stage and an item result, and the stages
+ * outside any such pair (a training set's) a result too, so that only the pairs left out have work left when the
+ * orchestrator re-checks the run as it starts. Deterministic: correctness and costs derive from a hash of the key.
+ * Existing rows are kept.
  */
 export async function fillRunResults(c: Client, runId: string, target: number): Promise<{ itemResults: number; stageResults: number }> {
   await c.query('DROP TABLE IF EXISTS pg_temp.filled_pairs');
@@ -97,9 +99,12 @@ export async function fillRunResults(c: Client, runId: string, target: number): 
            ELSE jsonb_build_object('text', repeat('x', 200 + h % 400)) END,
       true, CASE WHEN rs.role = 'llm' THEN 500 + h % 1500 ELSE 0 END, CASE WHEN rs.role = 'llm' THEN 50 + h % 200 ELSE 0 END,
       CASE WHEN rs.role = 'llm' THEN 0.0001 * (h % 50) ELSE 0 END, h % 900, rs.run_id, rs.variant_id, 'bench-scale'
-    FROM run_stages rs JOIN pg_temp.filled_pairs p ON p.variant_id = rs.variant_id AND p.item_id = rs.item_id,
+    FROM run_stages rs LEFT JOIN pg_temp.filled_pairs p ON p.variant_id = rs.variant_id AND p.item_id = rs.item_id,
       LATERAL (SELECT abs(hashtext(rs.stage_key)) AS h) hk
     WHERE rs.run_id = $1
+      -- the chosen pairs' stages, and the stages of no (variant, item) pair with a final stage (a training set's)
+      AND (p.item_id IS NOT NULL OR NOT EXISTS (
+        SELECT 1 FROM run_stages f WHERE f.run_id = rs.run_id AND f.variant_id = rs.variant_id AND f.item_id = rs.item_id AND f.is_final))
     ON CONFLICT (stage_key) DO NOTHING`, [runId]);
   await c.query(`
     INSERT INTO item_results (run_id, variant_id, item_id, final_stage_key, correct, errored, reason, predicted_sql, difficulty,
@@ -256,7 +261,7 @@ export interface SyntheticRunOptions { variants: number; items: number; stagesPe
 /**
  * A run planned by SQL alone (no planner): a dataset version of `items` items, `variants` variants, and per
  * (variant, item) a chain of `stagesPerItem` stages (the first shared by every variant, as retrieval is), the last
- * final. For developing the queries at scale without the planner; bench/scale/run.ts measures a planned run.
+ * final; keys are sha256 hex, as planned keys are. For developing the queries at scale without the planner; bench/scale/run.ts measures a planned run.
  */
 export async function seedSyntheticRun(c: Client, o: SyntheticRunOptions): Promise<string> {
   const runId = (await c.query<{ id: string }>('SELECT gen_random_uuid() AS id')).rows[0]!.id;
@@ -277,10 +282,10 @@ export async function seedSyntheticRun(c: Client, o: SyntheticRunOptions): Promi
   await c.query(`
     INSERT INTO run_stages (run_id, variant_id, item_id, stage, stage_key, role, params, inputs, input_keys, last_input_key, is_final)
     SELECT v.run_id, v.id, 'dev-' || i, 's' || lpad(s::text, 2, '0'),
-      CASE WHEN s = 0 THEN md5('shared:' || $1::text || ':' || i) ELSE md5($1::text || ':' || v.position || ':' || i || ':' || s) END,
-      CASE WHEN s % 3 = 1 THEN 'llm' ELSE 'sql' END, '{}', CASE WHEN s = 0 THEN '{}'::jsonb ELSE jsonb_build_object('prev', 'x') END,
-      CASE WHEN s = 0 THEN '{}'::text[] WHEN s = 1 THEN ARRAY[md5('shared:' || $1::text || ':' || i)] ELSE ARRAY[md5($1::text || ':' || v.position || ':' || i || ':' || (s - 1))] END,
-      CASE WHEN s = 0 THEN NULL WHEN s = 1 THEN md5('shared:' || $1::text || ':' || i) ELSE md5($1::text || ':' || v.position || ':' || i || ':' || (s - 1)) END,
+      CASE WHEN s = 0 THEN encode(sha256(convert_to('shared:' || $1::text || ':' || i, 'UTF8')), 'hex') ELSE encode(sha256(convert_to($1::text || ':' || v.position || ':' || i || ':' || s, 'UTF8')), 'hex') END,
+      CASE WHEN s % 3 = 1 THEN 'llm' ELSE 'sql' END, '{}', CASE WHEN s = 0 THEN '{}'::jsonb ELSE jsonb_build_object('prev', CASE WHEN s = 1 THEN encode(sha256(convert_to('shared:' || $1::text || ':' || i, 'UTF8')), 'hex') ELSE encode(sha256(convert_to($1::text || ':' || v.position || ':' || i || ':' || (s - 1), 'UTF8')), 'hex') END) END,
+      CASE WHEN s = 0 THEN '{}'::text[] WHEN s = 1 THEN ARRAY[encode(sha256(convert_to('shared:' || $1::text || ':' || i, 'UTF8')), 'hex')] ELSE ARRAY[encode(sha256(convert_to($1::text || ':' || v.position || ':' || i || ':' || (s - 1), 'UTF8')), 'hex')] END,
+      CASE WHEN s = 0 THEN NULL WHEN s = 1 THEN encode(sha256(convert_to('shared:' || $1::text || ':' || i, 'UTF8')), 'hex') ELSE encode(sha256(convert_to($1::text || ':' || v.position || ':' || i || ':' || (s - 1), 'UTF8')), 'hex') END,
       s = $3 - 1
     FROM variants v, generate_series(0, $2 - 1) i, generate_series(0, $3 - 1) s
     WHERE v.run_id = $4::uuid`, [runId, o.items, o.stagesPerItem, runId]);
