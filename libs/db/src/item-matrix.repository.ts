@@ -34,19 +34,15 @@ export class ItemMatrixRepository {
   constructor(private readonly db: Db) {}
 
   async page(runId: string, f: { mode: ItemMatrixMode; q?: string; limit: number; offset: number }): Promise<{ rows: ItemMatrixRow[]; counts: Record<ItemMatrixMode, number> }> {
-    const q = f.q ?? null;
-    const [page, counts] = await Promise.all([
-      sql<ItemMatrixRow>`
-        SELECT m.item_id AS "itemId", m.db_id AS "dbId", m.question, m.difficulty
-        FROM (${perItem(runId, q)}) m WHERE ${modeSql[f.mode]}
-        ORDER BY m.position LIMIT ${f.limit} OFFSET ${f.offset}`.execute(this.db),
-      sql<Record<ItemMatrixMode, number>>`
-        SELECT count(*)::int AS "all", (count(*) FILTER (WHERE ${modeSql.failures}))::int AS failures,
-          (count(*) FILTER (WHERE ${modeSql['sql-errors']}))::int AS "sql-errors",
-          (count(*) FILTER (WHERE ${modeSql.disagree}))::int AS disagree
-        FROM (${perItem(runId, q)}) m`.execute(this.db),
-    ]);
-    return { rows: page.rows, counts: counts.rows[0] };
+    // One pass over the run's item results: the per-item aggregate is materialized once for the counts and the page.
+    const { rows } = await sql<{ counts: Record<ItemMatrixMode, number>; rows: ItemMatrixRow[] }>`
+      WITH m AS MATERIALIZED (${perItem(runId, f.q ?? null)})
+      SELECT
+        (SELECT json_build_object('all', count(*), 'failures', count(*) FILTER (WHERE ${modeSql.failures}),
+           'sql-errors', count(*) FILTER (WHERE ${modeSql['sql-errors']}), 'disagree', count(*) FILTER (WHERE ${modeSql.disagree})) FROM m) AS counts,
+        (SELECT coalesce(json_agg(json_build_object('itemId', p.item_id, 'dbId', p.db_id, 'question', p.question, 'difficulty', p.difficulty) ORDER BY p.position), '[]'::json)
+         FROM (SELECT * FROM m WHERE ${modeSql[f.mode]} ORDER BY m.position LIMIT ${f.limit} OFFSET ${f.offset}) p) AS rows`.execute(this.db);
+    return rows[0];
   }
 
   /** The results of these items under every variant of the run (primary-key lookups). */
