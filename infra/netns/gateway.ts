@@ -23,7 +23,7 @@ function forward(from: Socket, to: Socket, delayMs: number): void {
   from.on('end', () => (delayMs === 0 ? to.end() : setTimeout(() => to.end(), delayMs)));
 }
 
-export function startGateway(opts: { listenHost: string; targetHost?: string; targetPort: number; delayMs: number }): Promise<Gateway> {
+export function startGateway(opts: { listenHost: string; listenPort?: number; targetHost?: string; targetPort: number; delayMs: number }): Promise<Gateway> {
   const sockets = new Set<Socket>();
   let count = 0;
   const server: Server = createServer((client) => {
@@ -41,7 +41,7 @@ export function startGateway(opts: { listenHost: string; targetHost?: string; ta
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, opts.listenHost, () => {
+    server.listen(opts.listenPort ?? 0, opts.listenHost, () => {
       const port = (server.address() as { port: number }).port;
       resolve({
         host: opts.listenHost, port, connections: () => count,

@@ -12,7 +12,8 @@ import { spawnInHost, type NetnsProcess } from './netns-process';
 const repoRoot = join(__dirname, '..', '..');
 
 export interface ServiceUrls {
-  redisUrl: string;
+  /** Left out where the workers' REDIS_URL names loopback ports relayed into the hosts (relayLoopbackPorts). */
+  redisUrl?: string;
   databaseUrl: string;
   /** The LLM simulator, when the workers call one. */
   simUrl?: string;
@@ -27,6 +28,8 @@ export interface HostWorker extends NetnsProcess {
 
 export class WorkerHosts {
   readonly workers: HostWorker[] = [];
+  private readonly relays: NetnsProcess[] = [];
+  private readonly relayGateways: Gateway[] = [];
 
   private constructor(readonly net: HostNetwork, private readonly gateways: Record<keyof ServiceUrls, Gateway | undefined>, readonly hostUrls: ServiceUrls) {}
 
@@ -40,7 +43,7 @@ export class WorkerHosts {
     };
     const [redis, database, sim] = await Promise.all([gatewayTo(urls.redisUrl), gatewayTo(urls.databaseUrl), gatewayTo(urls.simUrl)]);
     const hostUrls: ServiceUrls = {
-      redisUrl: urlThrough(urls.redisUrl, redis!),
+      ...(redis && urls.redisUrl ? { redisUrl: urlThrough(urls.redisUrl, redis) } : {}),
       databaseUrl: urlThrough(urls.databaseUrl, database!),
       ...(sim && urls.simUrl ? { simUrl: urlThrough(urls.simUrl, sim) } : {}),
     };
@@ -62,7 +65,8 @@ export class WorkerHosts {
       env: {
         ...process.env, SWC_NODE_PROJECT: join(repoRoot, 'tsconfig.json'), ...env,
         // At info, the worker says when it has started (and which stage jobs it finished, with `inserted`).
-        LOG_LEVEL: 'info', REDIS_URL: this.hostUrls.redisUrl, DATABASE_URL: this.hostUrls.databaseUrl,
+        LOG_LEVEL: 'info', DATABASE_URL: this.hostUrls.databaseUrl,
+        ...(this.hostUrls.redisUrl ? { REDIS_URL: this.hostUrls.redisUrl } : {}),
         ...(this.hostUrls.simUrl ? { SQLSWEEP_LLM_SIM_URL: this.hostUrls.simUrl } : {}),
       },
       onLine: (line) => {
@@ -79,9 +83,30 @@ export class WorkerHosts {
     return worker;
   }
 
-  /** Stops the workers (SIGTERM, SIGKILL after `graceMs`) and closes the gateways; the network is the caller's to destroy. */
+  /**
+   * Makes each root-namespace loopback port in `ports` reachable at the same 127.0.0.1:<port> inside every host: a
+   * gateway on the bridge per port (with the network's delay) and a relay process in each namespace. For services that
+   * name loopback addresses to their clients, such as Sentinel naming the primary.
+   */
+  async relayLoopbackPorts(ports: number[]): Promise<void> {
+    const gateways = await Promise.all(ports.map((port) => startGateway({ listenHost: this.net.bridgeAddress, targetPort: port, delayMs: this.net.gatewayDelayMs })));
+    this.relayGateways.push(...gateways);
+    const args = ports.map((port, i) => `${port}=${this.net.bridgeAddress}:${gateways[i].port}`);
+    await Promise.all(this.net.hosts.map((host) => new Promise<void>((resolve, reject) => {
+      const lines: string[] = [];
+      const relay = spawnInHost(host, [process.execPath, '-r', require.resolve('@swc-node/register'), join(__dirname, 'loopback-relay.ts'), ...args], {
+        cwd: repoRoot, env: { ...process.env, SWC_NODE_PROJECT: join(repoRoot, 'tsconfig.json') },
+        onLine: (line) => { lines.push(line); if (line === 'relay ready') resolve(); },
+      });
+      this.relays.push(relay);
+      relay.child.once('exit', (code) => reject(new Error(`the loopback relay on ${host.namespace} exited (${code}):\n${lines.join('\n')}`)));
+    })));
+  }
+
+  /** Stops the workers (SIGTERM, SIGKILL after `graceMs`), the relays, and closes the gateways; the network is the caller's to destroy. */
   async stop(graceMs = 15_000): Promise<void> {
     await Promise.all(this.workers.map((w) => w.stop('SIGTERM', graceMs)));
-    await Promise.all(Object.values(this.gateways).map((g) => g?.close()));
+    await Promise.all(this.relays.map((r) => r.stop('SIGTERM', 2_000)));
+    await Promise.all([...Object.values(this.gateways), ...this.relayGateways].map((g) => g?.close()));
   }
 }
