@@ -154,7 +154,7 @@ function BestVsNext({ runId, best, next }: { runId: string; best: LeaderboardRow
       <span>Best: <b>{best.label}</b> at {pct(best.ex)} % EX. Next: <b>{next.label}</b> at {pct(next.ex)} %,
         {' '}<span data-testid="best-vs-next-delta">{signedPp(gap)}</span> behind
         {v && <> (95 % paired interval of best − next <span data-testid="best-vs-next-interval">[{(-v.high).toFixed(2)}, {(-v.low).toFixed(2)}]</span>, McNemar p = {pValue(v.pValue)})</>}:
-        {' '}<b data-testid="best-vs-next-verdict">{next.tiedWithBest ? 'not significantly different (tied)' : 'the best is significantly better'}</b>.
+        {' '}<b data-testid="best-vs-next-verdict">{next.tiedWithBest ? 'not significantly different: tied (the interval includes 0)' : 'the best is significantly better (the interval excludes 0)'}</b>.
       </span>
       {' '}<a data-testid="best-vs-next-compare" href={compareHref(runId, best, next)}>full comparison →</a>
     </p>
