@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 // Registers the caller until now + ttl (Redis's clock, as the budget's), drops the lapsed ones, counts the live ones.
 const HEARTBEAT = `
@@ -21,7 +21,7 @@ export class ModelCallers {
   readonly id: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly prefix: string,
     private readonly ttlMs = 15_000,
     id?: string,

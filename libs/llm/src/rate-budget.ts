@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { LlmError } from './errors';
 import type { RateLimitObservation } from './providers/provider';
 import type { BudgetLimits } from './rate-accounting';
@@ -56,7 +56,8 @@ export interface RateBudget {
 }
 
 export interface RedisRateBudgetOptions {
-  redis: Redis;
+  /** One server, or a Cluster: every key of a model carries the hash tag {model}, so its scripts run in one slot. */
+  redis: Redis | Cluster;
   keyPrefix?: string;
   /** Share of each limit kept unused, against clock skew and token-count drift (default 0.02). */
   headroom?: number;
@@ -179,7 +180,7 @@ function sleep(ms: number): Promise<void> {
 
 /** The shared budget in Redis: requests and tokens per minute and concurrency, across processes and machines. */
 export class RedisRateBudget implements RateBudget {
-  private readonly redis: Redis;
+  private readonly redis: Redis | Cluster;
   private readonly prefix: string;
   private readonly scale: number;
   private readonly burstSeconds: number;
