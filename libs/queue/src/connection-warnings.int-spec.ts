@@ -1,9 +1,8 @@
 import { createServer } from 'node:net';
 import { ThrottledWarnings } from '@sqlsweep/config';
-import type { Redis } from 'ioredis';
 // nx-ignore-next-line
 import { testRedisUrl } from '@sqlsweep/testing';
-import { createRedisConnection } from './connection';
+import { createRedisConnection, type RedisClient } from './connection';
 
 const redisUrl = testRedisUrl();
 
@@ -26,7 +25,7 @@ const until = async (done: () => boolean, ms = 5_000) => {
 describe('Redis connection errors are warned about, once per kind', () => {
   const lines: string[] = [];
   const warnings = new ThrottledWarnings((_fields, msg) => lines.push(msg));
-  const opened: Redis[] = [];
+  const opened: RedisClient[] = [];
   beforeEach(() => { lines.length = 0; });
   afterAll(() => opened.forEach((r) => r.disconnect()));
 

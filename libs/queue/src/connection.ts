@@ -1,21 +1,46 @@
-import { connectionWarnings, parseRedisUrl, type ThrottledWarnings } from '@sqlsweep/config';
-import IORedis, { type Redis, type RedisOptions } from 'ioredis';
+import { connectionWarnings, parseRedisUrl, type RedisAddress, type ThrottledWarnings } from '@sqlsweep/config';
+import IORedis, { Cluster, type Redis, type RedisOptions } from 'ioredis';
+
+/** A connection to one server, a Sentinel-managed primary (both `Redis`), or a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
 
 /** What a connection may set beyond its address: retries, reconnection timing. */
 export type RedisClientOptions = Pick<RedisOptions, 'maxRetriesPerRequest' | 'enableReadyCheck' | 'lazyConnect' | 'retryStrategy' | 'connectionName'>;
 
 /**
- * A Redis client for REDIS_URL in any of its forms (parseRedisUrl): one server, or the primary that Sentinels name.
- * Through Sentinel the client asks the Sentinels for the primary on every (re)connection, checks that the server it
- * reached is a primary (a demoted one is left for the next), and listens for the Sentinels' switch-master so that a
- * failover is followed at once rather than at the next error.
+ * A Redis client for REDIS_URL in any of its forms (parseRedisUrl). Through Sentinel the client asks the Sentinels for
+ * the primary on every (re)connection, checks that the server it reached is a primary (a demoted one is left for the
+ * next), and listens for the Sentinels' switch-master so that a failover is followed at once rather than at the next
+ * error. A Redis Cluster client finds the slots' owners from the seed nodes and follows MOVED/ASK redirections; every
+ * multi-key command and script of the system keeps its keys in one slot by a hash tag (queueKeyPrefix, the budget's
+ * `{model}`).
  */
-export function newRedisClient(redisUrl: string, options: RedisClientOptions = {}): Redis {
+export function newRedisClient(redisUrl: string, options: RedisClientOptions = {}): RedisClient {
   const address = parseRedisUrl(redisUrl);
   if (address.kind === 'server') return new IORedis(redisUrl, options);
   if (address.kind === 'cluster') {
+    const { lazyConnect, ...perNode } = options;
+    return new Cluster(address.nodes, {
+      lazyConnect,
+      enableReadyCheck: options.enableReadyCheck,
+      redisOptions: { ...perNode, username: address.username, password: address.password },
+      clusterRetryStrategy: (attempt) => Math.min(100 * attempt, 2_000),
+    });
+  }
+  return newSentinelClient(address, options);
+}
+
+/** newRedisClient for the connections that need a single server or a Sentinel-managed primary (not a cluster). */
+export function newServerClient(redisUrl: string, options: RedisClientOptions = {}): Redis {
+  const client = newRedisClient(redisUrl, options);
+  if (client instanceof Cluster) {
+    client.disconnect();
     throw new Error(`REDIS_URL ${redisUrl}: this connection needs one server or a Sentinel-managed primary, not a Redis Cluster`);
   }
+  return client;
+}
+
+function newSentinelClient(address: Extract<RedisAddress, { kind: 'sentinel' }>, options: RedisClientOptions): Redis {
   return new IORedis({
     ...options,
     sentinels: address.sentinels,
@@ -34,7 +59,7 @@ export function newRedisClient(redisUrl: string, options: RedisClientOptions = {
  * BullMQ needs `maxRetriesPerRequest: null` so blocking commands survive a Redis restart or failover instead of
  * failing. ioredis reconnects by itself; its errors (refused, wrong password) go to `warnings`, so a wrong REDIS_URL is seen.
  */
-export function createRedisConnection(redisUrl: string, warnings: ThrottledWarnings = connectionWarnings()): Redis {
+export function createRedisConnection(redisUrl: string, warnings: ThrottledWarnings = connectionWarnings()): RedisClient {
   const redis = newRedisClient(redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
   redis.on('error', warnings.listener('redis'));
   return redis;

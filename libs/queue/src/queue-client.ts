@@ -1,6 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { createRedisConnection } from './connection';
+import { createRedisConnection, type RedisClient } from './connection';
 import { jobCatalog, jobIdFor, priorities, queueKeyPrefix, type JobName, type JobPayload } from './job-catalog';
 
 export interface EnqueueOptions { key: string; priority?: keyof typeof priorities }
@@ -8,7 +7,7 @@ export interface EnqueueOptions { key: string; priority?: keyof typeof prioritie
 /** Producer side: validates payloads against the catalog and adds jobs with deterministic ids. */
 export class QueueClient {
   private readonly queues = new Map<string, Queue>();
-  private readonly connection: Redis;
+  private readonly connection: RedisClient;
 
   constructor(redisUrl: string, private readonly prefix: string) {
     this.connection = createRedisConnection(redisUrl);

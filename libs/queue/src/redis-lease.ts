@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { connectionWarnings, type ThrottledWarnings } from '@sqlsweep/config';
-import type { Redis } from 'ioredis';
-import { newRedisClient } from './connection';
+import { newRedisClient, type RedisClient } from './connection';
 
 /** Extends the lease when this owner holds it, else takes it when free (SET NX PX). 1 when held afterwards. */
 const HOLD = `
@@ -17,7 +16,7 @@ const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call
  */
 export class RedisLease {
   readonly owner = randomUUID();
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private held = false;
 
   constructor(redisUrl: string, readonly key: string, readonly ttlMs: number, warnings: ThrottledWarnings = connectionWarnings()) {

@@ -1,7 +1,6 @@
 import { connectionWarnings, type ThrottledWarnings } from '@sqlsweep/config';
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { createRedisConnection } from './connection';
+import { createRedisConnection, type RedisClient } from './connection';
 import { isFinalFailure } from './final-failure';
 import { jobCatalog, jobsOfQueue, queueKeyPrefix, type JobName, type JobPayload } from './job-catalog';
 
@@ -29,7 +28,7 @@ export interface WorkerHostOptions {
  */
 export class WorkerHost {
   private readonly workers: Worker[] = [];
-  private readonly connections: Redis[] = [];
+  private readonly connections: RedisClient[] = [];
   private readonly slots: Slots;
 
   constructor(private readonly opts: WorkerHostOptions) {
