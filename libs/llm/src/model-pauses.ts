@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 
 /** A model whose work is stopped until someone resumes it (its provider said its quota or credit is spent). */
 export interface ModelPause {
@@ -20,7 +20,7 @@ const SUFFIX = '}:paused';
  */
 export class ModelPauses {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly prefix: string,
   ) {}
 
@@ -28,18 +28,23 @@ export class ModelPauses {
     return `${this.prefix}:{${model}${SUFFIX}`;
   }
 
-  /** Every paused model with its reason, by name. */
+  /**
+   * Every paused model with its reason, by name. Each model's keys hash to their own slot, so on a Redis Cluster every
+   * primary is scanned and the reasons are read one key at a time (an MGET over several slots is refused there).
+   */
   async list(): Promise<ModelPause[]> {
     const pattern = `${this.prefix.replace(GLOB_SPECIALS, '\\$&')}:{*${SUFFIX}`;
     const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, found] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      keys.push(...found);
-    } while (cursor !== '0');
+    for (const node of this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis]) {
+      let cursor = '0';
+      do {
+        const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        keys.push(...found);
+      } while (cursor !== '0');
+    }
     if (keys.length === 0) return [];
-    const reasons = await this.redis.mget(...keys);
+    const reasons = this.redis instanceof Cluster ? await Promise.all(keys.map((k) => this.redis.get(k))) : await this.redis.mget(...keys);
     return keys
       .map((k, i) => ({ model: k.slice(this.prefix.length + 2, -SUFFIX.length), reason: reasons[i] }))
       .filter((p): p is ModelPause => p.reason !== null)

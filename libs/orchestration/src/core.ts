@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import { createDatasetFileStore, createDb, DatasetRepository, type DatasetStoreSettings, ensureDatabase, migrateToLatest, ReportRepository, RetrievalCurveRepository, RunRepository, StageRepository, type Db } from '@sqlsweep/db';
 import { configuredEncoderDir, openEncoder, type Encoder } from '@sqlsweep/retrieval';
-import type { Redis } from 'ioredis';
 import { LlmClient, llmBudgetPrefix, loadModelCatalog, ModelPauses, type ModelCatalog, type ModelPause } from '@sqlsweep/llm';
-import { createRedisConnection, QueueClient, WorkerHost } from '@sqlsweep/queue';
+import { createRedisConnection, QueueClient, WorkerHost, type RedisClient } from '@sqlsweep/queue';
 import type { StageFaults } from '@sqlsweep/pipelines';
 import type { AdmissionBudget } from './admission';
 import { Advancer } from './advancer';
@@ -55,7 +54,7 @@ export class OrchestratorCore {
   readonly advancer: Advancer;
   private host?: WorkerHost;
   private reconciler?: Reconciler;
-  private pausesRedis?: Redis;
+  private pausesRedis?: RedisClient;
   private pauses?: ModelPauses;
   private encoder?: Promise<Encoder>;
   /** The workers' data dir (`retrieval.dataDir`, default `.sqlsweep`): their encoder's and indexes' home. */
