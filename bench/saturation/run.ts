@@ -214,8 +214,19 @@ async function main(): Promise<void> {
     const accepted = (s: Sample) => s.ok + s.serverErrors;
     const rpmUse = (accepted(b) - accepted(a)) / ((LIMITS.rpm / 60) * spanS);
     const tpmUse = (b.inputTokens - a.inputTokens) / ((LIMITS.inputTpm / 60) * spanS);
-    const binding = tpmUse > rpmUse ? 'input_tpm' : 'rpm';
     const steady = samples.slice(first, lastBacklog + 1);
+    // Which limit binds changes as the sweep moves between stages (R3's generation prompts are long enough for the
+    // input TPM to bind, the short ones leave it to the RPM): per 5 s window, the more used of the two.
+    const windows = [];
+    for (let i = 0; i + 5 < steady.length; i += 5) {
+      const [x, y] = [steady[i], steady[i + 5]];
+      const span = y.t - x.t;
+      const rpm = (accepted(y) - accepted(x)) / ((LIMITS.rpm / 60) * span);
+      const tpm = (y.inputTokens - x.inputTokens) / ((LIMITS.inputTpm / 60) * span);
+      windows.push({ rpm, tpm, starved: steady.slice(i, i + 6).some((s) => s.llmWaiting === 0) });
+    }
+    const windowUse = windows.reduce((t, w) => t + Math.max(w.rpm, w.tpm), 0) / Math.max(1, windows.length);
+    const binding = tpmUse > rpmUse ? 'input_tpm' : 'rpm';
     const mean = (k: keyof Sample) => round(steady.reduce((s, x) => s + x[k], 0) / steady.length, 1);
     const out = {
       benchmark: 'saturation',
@@ -237,9 +248,12 @@ async function main(): Promise<void> {
       },
       steady: {
         fromS: Math.round(a.t), toS: Math.round(b.t), seconds: round(spanS, 1),
-        bindingLimit: binding,
-        utilisationOfBindingLimit: round(Math.max(rpmUse, tpmUse)),
-        utilisation: { rpm: round(rpmUse), inputTpm: round(tpmUse) },
+        // Mean over the steady part's 5 s windows of the more used limit in each.
+        utilisationOfBindingLimit: round(windowUse),
+        windowsBoundBy: { rpm: windows.filter((w) => w.rpm >= w.tpm).length, inputTpm: windows.filter((w) => w.tpm > w.rpm).length },
+        // 5 s windows in which the LLM queue ran empty at some second: LLM work starved behind other stages.
+        windowsWithLlmQueueEmpty: windows.filter((w) => w.starved).length,
+        wholeSteadyPart: { bindingLimit: binding, utilisation: { rpm: round(rpmUse), inputTpm: round(tpmUse) } },
         meanInputTokensPerCall: Math.round((b.inputTokens - a.inputTokens) / Math.max(1, accepted(b) - accepted(a))),
         share429OfRequests: round((b.rateLimited - a.rateLimited) / Math.max(1, b.requests - a.requests)),
         meanLlmCallsInFlight: mean('inFlight'), meanLlmJobsHeld: mean('llmActive'), meanWorkerLlmConcurrency: mean('concurrency'),
@@ -253,7 +267,7 @@ async function main(): Promise<void> {
       timelineEvery5s: timeline(samples, 5),
       note: [
         'Counts are the simulator\'s (/sim/stats, sampled every second). Steady part: from steady.fromS (the burst that the one-minute token buckets of the simulator and of the budget both allow at the start, about 3,000 calls, spent by then) to the last second the stage-llm queue held waiting jobs (then the sweep\'s tail drains).',
-        'utilisation: calls accepted (answered + 5xx) per second over the steady part / the RPM limit per second, and input tokens accepted / the input TPM per second; the binding limit is the one used more. attemptsPerRequest: HTTP requests / calls answered, whole run.',
+        'utilisationOfBindingLimit: per 5 s window of the steady part, calls accepted (answered + 5xx) per second / the RPM limit per second and input tokens accepted per second / the input TPM per second, the larger of the two (the limit binding then), averaged over the windows; wholeSteadyPart gives both over the whole steady part. attemptsPerRequest: HTTP requests / calls answered, whole run.',
         'llmCallsInFlight: calls the simulator is answering; llmJobsHeld: stage-llm jobs active in the workers (loading, waiting for the budget, calling, committing); workerLlmConcurrency: the sum of the workers\' adaptive concurrency.',
       ].join(' '),
       logFile,
