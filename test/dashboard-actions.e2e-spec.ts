@@ -49,7 +49,7 @@ describe('dashboard actions over a seeded demo sweep', () => {
     const t0 = Date.now();
     const [run] = await Promise.all([e2e.runSweep(e2e.writeFile('actions-sweep.yaml', sweepText())), buildDashboard()]);
     console.log(`seeded sweep and dashboard build: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    expect(run.code).toBe(0);
+    if (run.code !== 0) throw new Error(`the seeded sweep exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
     runId = runIdOf(run.stdout);
     await e2e.stopWorkers();
     await startApi();
