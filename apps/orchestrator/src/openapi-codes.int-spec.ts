@@ -2,7 +2,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { sql } from 'kysely';
 import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
@@ -134,7 +133,8 @@ describe('the OpenAPI document lists the status codes each route answers', () =>
     // A copy of the run under an id sharing its first 8 digits (and nothing after).
     const head = values.runId.slice(0, 8);
     const twin = `${head}-0000-4000-8000-${values.runId.endsWith('000000000000') ? '111111111111' : '000000000000'}`;
-    await sql`INSERT INTO runs SELECT (jsonb_populate_record(r, jsonb_build_object('id', ${twin}::uuid))).* FROM runs r WHERE r.id = ${values.runId}`.execute(t.db);
+    const original = await t.db.selectFrom('runs').selectAll().where('id', '=', values.runId).executeTakeFirstOrThrow();
+    await t.db.insertInto('runs').values({ ...original, id: twin }).execute();
     const res = await fetch(`${url}/api/runs/${head}`, { headers: auth });
     expect(res.status).toBe(409);
     expect(((await res.json()) as { error: string }).error).toMatch(new RegExp(`ambiguous.*(${values.runId}.*${twin}|${twin}.*${values.runId})`));
