@@ -9,11 +9,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { appEnvSchemas, parseEnv } from '@sqlsweep/config';
 import { createTestDatabase } from '@sqlsweep/testing';
-// nx-ignore-next-line
-import { createOrchestratorApp } from '../../apps/orchestrator/src/app';
-import { fillRunResults, seedSyntheticRun } from '../scale/api-latency';
+import { fillRunResults, seedSyntheticRun, startOrchestrator } from '../scale/api-latency';
 
 const repoRoot = join(__dirname, '..', '..');
 
@@ -40,13 +37,11 @@ async function main(): Promise<void> {
     process.stderr.write(`matrix bench: run ${runId}, ${filled.itemResults} item results in ${(seedMs / 1000).toFixed(1)} s\n`);
 
     const token = randomBytes(16).toString('hex');
-    const app = await createOrchestratorApp(parseEnv(appEnvSchemas.orchestrator, {
+    const api = await startOrchestrator({
       DATABASE_URL: database.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', SQLSWEEP_QUEUE_PREFIX: `matrix_${randomBytes(4).toString('hex')}`,
-      SQLSWEEP_API_TOKEN: token, PORT: '0', SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'matrix-bench-')),
-    }), { SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' }, { dashboardDir: join(tmpdir(), 'no-dashboard-here') });
-    app.useLogger(['error']);
-    await app.listen(0, '127.0.0.1');
-    const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      SQLSWEEP_API_TOKEN: token, PORT: '0', LOG_LEVEL: 'warn', SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'matrix-bench-')),
+    }, (line) => process.stderr.write(`${line}\n`));
+    const url = api.url;
     try {
       const time = async (path: string) => {
         const t = performance.now();
@@ -77,13 +72,13 @@ async function main(): Promise<void> {
         machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((l) => Math.round(l * 100) / 100) },
         run: { seededBy: 'seedSyntheticRun + fillRunResults (bench/scale/api-latency.ts)', variants, items, itemResults: filled.itemResults, seedMs: Math.round(seedMs) },
         modes,
-        note: 'GET /api/runs/<id>/matrix (50 items a page) timed over HTTP against the orchestrator in this process, one request at a time, pages spread over the whole mode after one untimed warm-up (coldMs). The page is an aggregate of the run\'s item results per item (the primary key\'s run_id prefix), the counts of all four modes, and the page\'s cells by primary key. Synthetic verdicts: every third item result wrong, none a SQL error.',
+        note: 'GET /api/runs/<id>/matrix (50 items a page) timed over HTTP against the orchestrator in its own process, one request at a time, pages spread over the whole mode after one untimed warm-up (coldMs). The page is an aggregate of the run\'s item results per item (the primary key\'s run_id prefix), the counts of all four modes, and the page\'s cells by primary key. Synthetic verdicts: every third item result wrong, none a SQL error.',
         measuredAt: new Date().toISOString(),
       };
       writeFileSync(join(repoRoot, 'bench', 'results', 'matrix.json'), `${JSON.stringify(out, null, 2)}\n`);
       console.log(JSON.stringify(out, null, 2));
     } finally {
-      await app.close();
+      await api.stop();
     }
   } finally {
     await database.drop();

@@ -133,9 +133,9 @@ async function tableStorage(c: Client, table: string, where = ''): Promise<Table
   return { rows, bytes, bytesPerRow: rows > 0 ? Math.round(bytes / rows) : 0 };
 }
 
-interface ApiProcess { url: string; stop(): Promise<void> }
+export interface ApiProcess { url: string; stop(): Promise<void> }
 
-function startOrchestrator(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<ApiProcess> {
+export function startOrchestrator(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<ApiProcess> {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/orchestrator/src/main.ts'], {
     cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
