@@ -11,4 +11,5 @@ export { redisUrlFor, startPrivateRedis, stopPrivateRedis, type PrivateRedis } f
 export { findFreePort } from './services/server-state';
 export { startPrivateSentinelGroup, PrivateSentinelGroup, type StartPrivateSentinelOptions } from './services/private-sentinel';
 export { findRedisBinaries, type RedisProcess } from './services/redis-process';
+export { startPrivateCluster, PrivateCluster, type StartPrivateClusterOptions } from './services/private-cluster';
 export * from './netns';

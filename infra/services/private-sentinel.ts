@@ -12,7 +12,11 @@ export interface StartPrivateSentinelOptions {
   binary: string;
   /** Base configuration of the data servers (infra/redis.conf: AOF, noeviction). */
   confPath: string;
-  /** The first port to try; the group takes 1 + replicas + sentinels free ports from there. */
+  /**
+   * The first port to try (default: a random one in 41000-48999, away from the ports other private servers start at:
+   * a Sentinel would reconfigure whatever server later takes a dead primary's port); the group takes
+   * 1 + replicas + sentinels free ports from there.
+   */
   preferredPort?: number;
   replicas?: number;
   sentinels?: number;
@@ -56,6 +60,16 @@ export class PrivateSentinelGroup {
 
   /** Waits until the Sentinels name a primary other than `old` and it answers as a primary; returns it. */
   async waitForFailover(old: RedisProcess, timeoutMs = 30_000): Promise<RedisProcess> {
+    try {
+      return await this.promotedOtherThan(old, timeoutMs);
+    } catch (e) {
+      // What the Sentinels decided (their events are the log lines marked '#'), for whoever reads the failure.
+      const events = this.sentinels.map((s) => `${s.name}:\n${tail(s.log, 12)}`).join('\n');
+      throw new Error(`${(e as Error).message}\n${events}`);
+    }
+  }
+
+  private async promotedOtherThan(old: RedisProcess, timeoutMs: number): Promise<RedisProcess> {
     return waitFor(`failover away from ${old.name} (port ${old.port})`, async () => {
       let next: RedisProcess;
       try {
@@ -104,6 +118,14 @@ export class PrivateSentinelGroup {
   }
 }
 
+function tail(file: string, lines: number): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').filter((l) => l.includes(' # ')).slice(-lines).join('\n');
+  } catch (e) {
+    return `(${(e as Error).message})`;
+  }
+}
+
 /** The user replicas authenticate as (any data server may become the primary, so each has it). */
 const REPLICATION_USER = 'replication';
 
@@ -118,7 +140,7 @@ export async function startPrivateSentinelGroup(opts: StartPrivateSentinelOption
   const quorum = opts.quorum ?? Math.floor(sentinelCount / 2) + 1;
   const masterName = opts.masterName ?? 'sqlsweep';
   mkdirSync(opts.dir, { recursive: true });
-  const ports = await freePorts(1 + replicaCount + sentinelCount, opts.preferredPort ?? 26_400);
+  const ports = await freePorts(1 + replicaCount + sentinelCount, opts.preferredPort ?? 41_000 + Math.floor(Math.random() * 8_000));
   const started: RedisProcess[] = [];
   const servers: RedisProcess[] = [];
   const sentinels: RedisProcess[] = [];

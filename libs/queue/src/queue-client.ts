@@ -17,6 +17,9 @@ export class QueueClient {
     let q = this.queues.get(name);
     if (!q) {
       q = new Queue(name, { connection: this.connection, prefix: queueKeyPrefix(this.prefix, name) });
+      // A queue repeats its connection's errors, which that connection's own listener already warns about; without a
+      // listener here BullMQ would print each one with its stack (every retry of an outage or a failover).
+      q.on('error', () => undefined);
       this.queues.set(name, q);
     }
     return q;
