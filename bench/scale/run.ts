@@ -7,9 +7,12 @@
  * API latencies on the largest stored run (bench/scale/api-latency.ts).
  *
  *   npm run bench -- scale [--sizes 100000,1000000] [--dataset scale|minibench] [--dev N] [--train N] [--skip-api]
+ *
+ * --skip-api measures the plans only and keeps the API latencies of the results file already there, if any, saying
+ * when and on how many run_stages rows they were measured (`apiLatenciesFrom`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -164,13 +167,25 @@ async function main(): Promise<void> {
       console.log(JSON.stringify(plans.at(-1)));
       largestRun = real.runId;
     }
-    const apiLatencies = values['skip-api'] || !largestRun ? undefined : await measureApiLatencies({ databaseUrl: db.url, redisUrl: endpoints.redisUrl, runId: largestRun });
+    const resultsFile = join(root, 'bench', 'results', 'scale.json');
+    let apiLatencies: unknown;
+    let apiLatenciesFrom: { measuredAt: string; runStagesRows: number } | undefined;
+    if (!values['skip-api'] && largestRun) {
+      apiLatencies = await measureApiLatencies({ databaseUrl: db.url, redisUrl: endpoints.redisUrl, runId: largestRun });
+    } else if (existsSync(resultsFile)) {
+      const earlier = JSON.parse(readFileSync(resultsFile, 'utf8')) as { apiLatencies?: unknown; apiLatenciesFrom?: typeof apiLatenciesFrom; measuredAt: string; plans: Array<{ real: { runStagesRows: number } }> };
+      if (earlier.apiLatencies) {
+        apiLatencies = earlier.apiLatencies;
+        apiLatenciesFrom = earlier.apiLatenciesFrom ?? { measuredAt: earlier.measuredAt, runStagesRows: earlier.plans.at(-1)!.real.runStagesRows };
+      }
+    }
     const result = {
       benchmark: 'scale',
       machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((l) => round(l, 2)) },
       dataset: { name: dataset.name, devItems: dataset.items, generateSeconds: dataset.generateMs === undefined ? undefined : round(dataset.generateMs / 1000) },
       plans,
       ...(apiLatencies === undefined ? {} : { apiLatencies }),
+      ...(apiLatenciesFrom === undefined ? {} : { apiLatenciesFrom }),
       targets: { wallSeconds: 60, peakRssMiB: 512 },
       note: [
         'Each plan runs in a child process (bench/scale/plan-child.ts) that opens an orchestrator core as the CLI does and calls Planner.planRun, which streams: stages expanded, keyed, written (one multi-row insert per chunk into run_stages, in one transaction) and estimated in chunks.',
@@ -182,7 +197,7 @@ async function main(): Promise<void> {
       measuredAt: new Date().toISOString(),
     };
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(root, 'bench', 'results', 'scale.json'), `${JSON.stringify(result, null, 2)}\n`);
+    writeFileSync(resultsFile, `${JSON.stringify(result, null, 2)}\n`);
     console.log(JSON.stringify(result, null, 2));
   } finally {
     await db.drop();
