@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { sql } from 'kysely';
 // nx-ignore-next-line
 import { buildDashboard } from '@sqlsweep/dashboard';
-import { verdictCategorySql } from '@sqlsweep/db';
+import { ScheduleRepository, verdictCategorySql } from '@sqlsweep/db';
 import { OrchestratorCore, ScheduleService, type RegressionCheck } from '@sqlsweep/orchestration';
 import { repoRoot, waitFor } from '@sqlsweep/testing';
 import { launchBrowser, screenshot, type Browser } from './support/browser';
@@ -93,9 +92,8 @@ describe('dashboard v2 in a browser', () => {
 
   /** Item results of a run with their verdict category, by the one SQL rule. */
   async function categories(id: string) {
-    const { rows } = await sql<{ variant_id: string; item_id: string; category: string; correct: boolean }>`
-      SELECT ir.variant_id, ir.item_id, ir.correct, ${verdictCategorySql('ir')} AS category FROM item_results ir WHERE ir.run_id = ${id}`.execute(e2e.db);
-    return rows;
+    return e2e.db.selectFrom('item_results as ir').select(['ir.variant_id', 'ir.item_id', 'ir.correct', verdictCategorySql('ir').as('category')])
+      .where('ir.run_id', '=', id).execute();
   }
   const api = async (path: string) => fetch(`${url}/api${path}`, { headers: { authorization: `Bearer ${token}` } });
 
@@ -107,6 +105,9 @@ describe('dashboard v2 in a browser', () => {
     const variants = (await (await api(`/runs/${runId}/variants`)).json()) as Array<{ id: string }>;
     const item = (await categories(runId))[0];
     expect((await api(`/runs/${short}/variants/${variants[0].id.slice(0, 8)}/items/${item.item_id}/stages`)).status).toBe(200);
+    const compared = await api(`/compare?runA=${short}&variantA=${variants[0].id}&runB=${short}&variantB=${variants[1].id}`);
+    expect(compared.status).toBe(200);
+    expect(((await compared.json()) as { a: { runId: string } }).a.runId).toBe(runId);
     expect((await api('/runs/zz-not-hex')).status).toBe(400);
     const missing = runId.startsWith('0') ? 'ffffffff' : '00000000';
     expect((await api(`/runs/${missing}`)).status).toBe(404);
@@ -142,7 +143,7 @@ describe('dashboard v2 in a browser', () => {
     await screenshot(page, 'v2-matrix-1440');
 
     // Every shown cell is the variant's stored category.
-    const shown = await page.locator('[data-testid=matrix-row]').evaluateAll((trs) => trs.flatMap((tr) => Array.from(tr.querySelectorAll('[data-testid=matrix-cell]')).map((td) => ({
+    const shown = await page.locator('[data-testid=matrix-row]').evaluateAll((trs) => trs.flatMap((tr) => Array.from(tr.querySelectorAll('[data-testid=matrix-cell]') as ArrayLike<typeof tr>).map((td) => ({
       item: tr.getAttribute('data-item-id')!, variant: td.getAttribute('data-variant-id')!, category: td.getAttribute('data-category'),
     }))));
     for (const c of shown) expect(c.category).toBe(rows.find((r) => r.item_id === c.item && r.variant_id === c.variant)!.category);
@@ -171,9 +172,9 @@ describe('dashboard v2 in a browser', () => {
   });
 
   it('the regressed stages and the flipped items are on the trends page, each item one click from its trace', async () => {
-    const check = (await e2e.db.selectFrom('regression_checks').selectAll().where('run_id', '=', nights.second).executeTakeFirstOrThrow());
+    const check = (await new ScheduleRepository(e2e.db).getCheck(nights.second))!;
     expect(check.regressed).toBe(true);
-    const changed = (check.changed_stages as RegressionCheck['changedStages']).filter((s) => s.changed > 0);
+    const changed = (check.changedStages as RegressionCheck['changedStages']).filter((s) => s.changed > 0);
     const before = new Map((await categories(nights.first)).map((r) => [r.item_id, r.correct]));
     const flipped = (await categories(nights.second)).filter((r) => before.get(r.item_id) === true && !r.correct).map((r) => r.item_id).sort();
     expect(flipped.length).toBeGreaterThan(0);
