@@ -51,6 +51,8 @@ interface Sample {
   otherQueued: number;
   /** The workers' LLM concurrency (sum of their latest). */
   concurrency: number;
+  /** The machine's one-minute load average (other people's processes included). */
+  load1: number;
 }
 
 /** The benchmark's model catalog: configs/models.yaml plus the simulated model at the simulator's limits. */
@@ -100,6 +102,7 @@ function timeline(samples: Sample[], everyS: number) {
     out.push({
       t: Math.round(a.t), answeredPerS: round((b.ok - a.ok) / span, 1), rateLimited: b.rateLimited - a.rateLimited, inputTokensPerS: Math.round((b.inputTokens - a.inputTokens) / span),
       llmCallsInFlight: mean('inFlight'), llmJobsHeld: mean('llmActive'), llmJobsWaiting: mean('llmWaiting'), otherStageJobsQueued: mean('otherQueued'), workerLlmConcurrency: mean('concurrency'),
+      machineLoad1: mean('load1'),
     });
   }
   return out;
@@ -187,7 +190,7 @@ async function main(): Promise<void> {
       const other = (c: Record<string, number>) => c.wait + c.active + c.prioritized;
       samples.push({
         t: (Date.now() - createdAt) / 1000, requests: s.requests, ok: s.ok, rateLimited: s.rateLimited, serverErrors: s.serverErrors, inputTokens: s.inputTokens, inFlight: s.inFlight,
-        llmActive: llm.active, llmWaiting: llm.wait + llm.prioritized, otherQueued: other(sql) + other(retrieval), concurrency,
+        llmActive: llm.active, llmWaiting: llm.wait + llm.prioritized, otherQueued: other(sql) + other(retrieval), concurrency, load1: loadavg()[0],
       });
       const last = samples.at(-1)!;
       if (last.t - lastPrint >= 15) {
@@ -256,7 +259,7 @@ async function main(): Promise<void> {
         wholeSteadyPart: { bindingLimit: binding, utilisation: { rpm: round(rpmUse), inputTpm: round(tpmUse) } },
         meanInputTokensPerCall: Math.round((b.inputTokens - a.inputTokens) / Math.max(1, accepted(b) - accepted(a))),
         share429OfRequests: round((b.rateLimited - a.rateLimited) / Math.max(1, b.requests - a.requests)),
-        meanLlmCallsInFlight: mean('inFlight'), meanLlmJobsHeld: mean('llmActive'), meanWorkerLlmConcurrency: mean('concurrency'),
+        meanLlmCallsInFlight: mean('inFlight'), meanLlmJobsHeld: mean('llmActive'), meanWorkerLlmConcurrency: mean('concurrency'), meanMachineLoad1: mean('load1'),
       },
       whole: {
         share429OfRequests: round(final.rateLimited / Math.max(1, final.requests)),
