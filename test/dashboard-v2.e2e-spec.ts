@@ -241,5 +241,11 @@ describe('dashboard v2 in a browser', () => {
       }
     }
     expect(problems).toEqual([]);
+
+    // The checks can fail: a grey-on-white line (2.85:1) and a block wider than the viewport are caught.
+    await page.evaluate(`document.querySelector('main').insertAdjacentHTML('beforeend',
+      '<p style="color:#999999;background:#ffffff">low-contrast probe</p><div style="width:2000px;height:1px"></div>')`);
+    expect((await contrastFailures(page)).map((f) => f.text)).toContain('low-contrast probe');
+    expect(await horizontalOverflow(page)).toBeGreaterThan(0);
   });
 });
