@@ -15,7 +15,7 @@
  * Writes bench/results/hosts.json. Skips with one line where network namespaces cannot be made.
  *
  *   npm run bench -- hosts [--delay-ms 1] [--concurrency 1] [--phases scaling,binding,partition,failover] [--merge] [--lock-ms 10000]
- * --merge keeps the phases not run now from the previous bench/results/hosts.json (phasesMeasuredAt says when).
+ * --worker-log <file>: the failover phase's host worker log lines. --merge keeps the phases not run now from the previous bench/results/hosts.json (phasesMeasuredAt says when).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -23,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRedisBinaries, HostNetwork, netnsUnavailableReason, REDIS_CONF, startPrivateSentinelGroup, WorkerHosts } from '@sqlsweep/infra';
 import { createTestDatabase, runCli } from '@sqlsweep/testing';
+import { queryRows } from '@sqlsweep/db';
 import { accountRun } from '../chaos/accounting';
 import { RunWatch } from '../chaos/run-watch';
 import { ChaosServers } from '../chaos/servers';
@@ -47,6 +48,8 @@ interface Ctx {
   dataDir: string;
   concurrency: number;
   lockMs: number;
+  /** Where the failover phase writes its host workers' log lines (--worker-log). */
+  workerLog?: string;
 }
 
 /** Answered-call counts of the simulator, sampled every 250 ms while a run goes: calls/s over its steady middle. */
@@ -138,6 +141,12 @@ async function waitUntil<T>(what: string, deadline: number, probe: () => Promise
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(250);
   }
+}
+
+/** The most frequent stage failure errors of a run, with their counts. */
+async function stageFailureErrors(db: ScenarioStack['db'], runId: string): Promise<{ error: string; n: number }[]> {
+  return queryRows<{ error: string; n: number }>(db)`
+    SELECT left(error, 300) AS error, count(*)::int AS n FROM stage_failures WHERE run_id = ${runId} GROUP BY 1 ORDER BY 2 DESC LIMIT 5`;
 }
 
 function simFigures(sim: SimTotals) {
@@ -306,12 +315,14 @@ async function redisFailoverRun(ctx: Ctx, deadlineMs: number) {
         const account = await accountRun(stack.db, runId);
         const itemsLost = ended ? account.itemsPlanned - account.itemsWithResult : null;
         const reconcilerLines = hosts.workers.flatMap((w) => w.lines).filter((l) => l.includes('reconciler'));
+        const failureErrors = await stageFailureErrors(stack.db, runId);
+        if (ctx.workerLog) writeFileSync(ctx.workerLog, hosts.workers.map((w) => w.lines.map((l) => `${w.host.address} ${l}`).join('\n')).join('\n'));
         say(`failover: run ${account.status}, items lost ${itemsLost}, rows duplicated ${account.duplicatedRows}, stall ${stall} s`);
         return {
           measured: true, hosts: 3, redis: 'a primary, 1 replica, 3 Sentinels (down-after 3 s); REDIS_URL=redis+sentinel://... for the orchestrator, the CLI and the host workers',
           killedAtLlmCallsAnswered: atKill.ok, promotedAfterSeconds: round((promotedAt - killedAt) / 1000, 1),
           itemsPlanned: account.itemsPlanned, itemsLost, duplicatedRows: account.duplicatedRows, itemsErrored: account.itemsErrored,
-          stageFailures: account.stageFailures, stallSeconds: stall, manualSteps: ended ? 0 : 1, runStatus: account.status,
+          stageFailures: account.stageFailures, stageFailureErrors: failureErrors, stallSeconds: stall, manualSteps: ended ? 0 : 1, runStatus: account.status,
           secondsFromKillToRunEnd: ended ? round((watch.endedAt! - killedAt) / 1000, 1) : null,
           cliExitCode: cli.child.exitCode, workersAlive: hosts.workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null).length,
           reconcilerLogLines: reconcilerLines.length, extraLlmCalls: sim.ok - account.storedLlmAnswers, llmCalls: simFigures(sim),
@@ -336,6 +347,7 @@ async function main(): Promise<void> {
     options: {
       'delay-ms': { type: 'string', default: '1' }, concurrency: { type: 'string', default: '1' }, phases: { type: 'string', default: PHASES.join(',') },
       'lock-ms': { type: 'string', default: '10000' }, 'deadline-seconds': { type: 'string', default: '180' }, merge: { type: 'boolean', default: false },
+      'worker-log': { type: 'string' },
     },
   });
   const phases = values.phases.split(',').map((p) => p.trim()) as Phase[];
@@ -368,7 +380,7 @@ async function main(): Promise<void> {
       DATABASE_URL: template.url, REDIS_URL: servers.redisUrl, SQLSWEEP_QUEUE_PREFIX: 'hosts_template', SQLSWEEP_DATA_DIR: dataDir,
     });
     if (added.code !== 0) throw new Error(`datasets add failed:\n${added.stdout}\n${added.stderr}`);
-    const ctx: Ctx = { net, servers, template: template.name, dataDir, concurrency: Number(values.concurrency), lockMs: Number(values['lock-ms']) };
+    const ctx: Ctx = { net, servers, template: template.name, dataDir, concurrency: Number(values.concurrency), lockMs: Number(values['lock-ms']), workerLog: values['worker-log'] };
 
     const result: Record<string, unknown> = {
       benchmark: 'hosts',
@@ -400,19 +412,22 @@ async function main(): Promise<void> {
     }
     if (phases.includes('partition')) {
       const p = await partitionRun(ctx, Number(values['deadline-seconds']) * 1000);
-      result.partition = { ...p, goal: 'itemsLost 0, duplicatedRows 0, manualSteps 0, late writes change nothing' };
+      result.partition = { ...p, goal: 'itemsLost 0, duplicatedRows 0, manualSteps 0, itemsErrored 0, late writes change nothing' };
       if (p.itemsLost !== 0) goals.push(`partition: ${p.itemsLost} items lost`);
       if (p.duplicatedRows !== 0) goals.push(`partition: ${p.duplicatedRows} rows duplicated`);
       if (p.manualSteps !== 0) goals.push('partition: a manual step was needed');
+      if (p.itemsErrored !== 0) goals.push(`partition: ${p.itemsErrored} items closed as errored`);
       if (!p.heal.lateWritesChangedNothing) goals.push('partition: the healed host\'s late writes changed stored results');
     }
     if (phases.includes('failover')) {
       const f = await redisFailoverRun(ctx, Number(values['deadline-seconds']) * 1000);
-      result.redisFailover = { ...f, goal: 'itemsLost 0, duplicatedRows 0, manualSteps 0' };
+      result.redisFailover = { ...f, goal: 'itemsLost 0, duplicatedRows 0, manualSteps 0, itemsErrored 0' };
       if (f.measured && 'itemsLost' in f) {
         if (f.itemsLost !== 0) goals.push(`failover: ${f.itemsLost} items lost`);
         if (f.duplicatedRows !== 0) goals.push(`failover: ${f.duplicatedRows} rows duplicated`);
         if (f.manualSteps !== 0) goals.push('failover: a manual step was needed');
+        // A transient fault must cost time, not results: an item closed as errored is a result changed by it.
+        if (f.itemsErrored !== 0) goals.push(`failover: ${f.itemsErrored} items closed as errored (${f.stageFailures} stage failures)`);
       }
     }
     const file = join(root, 'bench', 'results', 'hosts.json');
