@@ -30,16 +30,6 @@ export function newRedisClient(redisUrl: string, options: RedisClientOptions = {
   return newSentinelClient(address, options);
 }
 
-/** newRedisClient for the connections that need a single server or a Sentinel-managed primary (not a cluster). */
-export function newServerClient(redisUrl: string, options: RedisClientOptions = {}): Redis {
-  const client = newRedisClient(redisUrl, options);
-  if (client instanceof Cluster) {
-    client.disconnect();
-    throw new Error(`REDIS_URL ${redisUrl}: this connection needs one server or a Sentinel-managed primary, not a Redis Cluster`);
-  }
-  return client;
-}
-
 function newSentinelClient(address: Extract<RedisAddress, { kind: 'sentinel' }>, options: RedisClientOptions): Redis {
   return new IORedis({
     ...options,
