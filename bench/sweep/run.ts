@@ -104,7 +104,7 @@ async function medianOf<T>(times: number, measure: () => Promise<T>, by: (t: T) 
   return taken.sort((a, b) => by(a) - by(b))[Math.floor(times / 2)];
 }
 
-interface StageDone { runId: string; stage: string; batch: number; ms: Record<string, number>; commitMs: Record<string, number> }
+interface StageDone { runId: string; stage: string; batch: number; inserted?: boolean; durable?: boolean; ms: Record<string, number>; commitMs: Record<string, number> }
 type Phases = (l: StageDone) => Record<string, number>;
 const jobPhases: Phases = (l) => l.ms;
 
@@ -147,6 +147,15 @@ function costliestStages(lines: StageDone[], top = 8) {
 
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
+/** Of the serial run's stage jobs that stored a result, how many committed durably and asynchronously, and their mean store step. */
+function storeByDurability(lines: StageDone[]) {
+  const of = (durable: boolean) => {
+    const ls = lines.filter((l) => l.inserted && l.durable === durable);
+    return { jobs: ls.length, meanStoreMs: ls.length ? round(ls.reduce((t, l) => t + l.commitMs.store, 0) / ls.length) : null };
+  };
+  return { durable: of(true), async: of(false) };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { items: { type: 'string', default: '75' }, workers: { type: 'string', default: '2' }, 'serial-items': { type: 'string', default: '3' }, 'cpu-prof': { type: 'string' } } });
   const endpoints = await setup({ allowEmbeddedPostgres: false, log: () => undefined });
@@ -160,7 +169,7 @@ async function main(): Promise<void> {
   const collect = (line: string) => {
     if (!line.includes('"stage done"')) return;
     const l = JSON.parse(line) as StageDone;
-    done.push({ runId: l.runId, stage: l.stage, batch: l.batch, ms: l.ms, commitMs: l.commitMs });
+    done.push({ runId: l.runId, stage: l.stage, batch: l.batch, inserted: l.inserted, durable: l.durable, ms: l.ms, commitMs: l.commitMs });
   };
   const sweepConfig = (name: string, items: number) => {
     const file = join(env.SQLSWEEP_DATA_DIR, `${name}.yaml`);
@@ -251,6 +260,7 @@ async function main(): Promise<void> {
         items: serial.run.item_count, stageJobs: serial.jobs.length,
         meanMsPerStageJob: phases,
         meanCommitStepsMs: commitSteps,
+        storeMsByDurability: storeByDurability(serial.jobs),
         unweightedMeanMsPerStageJob: phaseMeans(serial.jobs),
         planMsPerStageJob: round(planMsPerJob),
         orchestrationMsPerStageJob: round(orchestrationMs),
@@ -268,7 +278,7 @@ async function main(): Promise<void> {
         'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers, of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor.',
-        'meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
+        'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: it cost an LLM call; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
         'noopBullmqCpuMsPerJob: CPU time of the no-op jobs\' worker (this process) and Redis, per job. cpuMsPerStageJob includes the LLM client\'s response cache (Postgres) and rate budget (Redis), which are the LLM stages\' work.',
       ].join(' '),
       measuredAt: new Date().toISOString(),
