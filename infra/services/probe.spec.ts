@@ -18,6 +18,7 @@ describe('URL helpers', () => {
   it('hides passwords before printing', () => {
     expect(redactUrl('redis://:s3cret@cache:6379')).toBe('redis://:***@cache:6379');
     expect(redactUrl('postgres://app:pw@db:5432/sqlsweep')).toBe('postgres://app:***@db:5432/sqlsweep');
+    expect(redactUrl('redis+sentinel://:s3cret@s1:26379,s2:26379/main')).toBe('redis+sentinel://:***@s1:26379,s2:26379/main');
   });
 
   it('swaps and reads the database of a Postgres URL', () => {

@@ -64,6 +64,7 @@ export function redactUrl(url: string): string {
     if (parsed.password) parsed.password = '***';
     return parsed.toString().replace(/\/$/, '');
   } catch {
-    return url;
+    // Not a URL to WHATWG (redis+sentinel://h1:p1,h2:p2/…): the password is masked by hand.
+    return url.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@');
   }
 }

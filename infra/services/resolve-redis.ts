@@ -28,6 +28,10 @@ export async function resolveRedis(ctx: ResolveContext, defaultUrl: string, priv
   };
 
   const fromEnv = ctx.env.REDIS_URL;
+  if (fromEnv && !/^rediss?:\/\//.test(fromEnv)) {
+    // redis+sentinel:// or redis+cluster:// (parseRedisUrl): several servers that are the operator's to run and tune.
+    return announce(ctx, 'redis', { url: fromEnv, source: 'REDIS_URL, a Sentinel or Cluster address: used as given, not probed' });
+  }
   if (fromEnv) {
     const chosen = await useRunning(fromEnv, 'REDIS_URL');
     if (chosen) return announce(ctx, 'redis', chosen);
