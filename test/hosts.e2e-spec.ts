@@ -42,7 +42,7 @@ describeHosts('worker hosts in network namespaces', () => {
     net = HostNetwork.create({ hosts: 2, delayMs: 1 });
     hosts = await WorkerHosts.start(net, { redisUrl: e2e.env.REDIS_URL!, databaseUrl: e2e.databaseUrl, simUrl: e2e.sim.url });
     // Short locks: a cut-off host's jobs come back within seconds.
-    const env = { ...e2e.env, SQLSWEEP_LLM_CONCURRENCY: '2', SQLSWEEP_JOB_LOCK_MS: '2000', SQLSWEEP_RECONCILE_MS: '2000' };
+    const env = { ...e2e.env, SQLSWEEP_LLM_CONCURRENCY: '4', SQLSWEEP_JOB_LOCK_MS: '2000', SQLSWEEP_RECONCILE_MS: '2000' };
     for (const h of net.hosts) hosts.startWorker(h.index, env);
     await Promise.all(hosts.workers.map((w) => w.started));
   });
