@@ -156,6 +156,33 @@ describe('dashboard actions over a seeded demo sweep', () => {
     expect(await page.locator('[data-testid=action-resume]').isDisabled()).toBe(true);
   });
 
+  it('starts a run from a stored sweep config on the runs page (estimate first, then confirm), and cancels it from the list', async () => {
+    const { sweep_id: sweepId, estimated_llm_calls: seededCalls } = await e2e.db.selectFrom('runs').select(['sweep_id', 'estimated_llm_calls']).where('id', '=', runId).executeTakeFirstOrThrow();
+    await page.goto(`${url}/#/runs`);
+    await page.locator(`[data-testid=start-sweep] option[value="${sweepId}"]`).waitFor({ state: 'attached' });
+    await page.locator('[data-testid=start-sweep]').selectOption(sweepId);
+    await page.getByLabel('cache namespace of the new run').fill('actions-start');
+    await page.locator('[data-testid=start-estimate]').click();
+    await page.locator('[data-testid=plan-estimate]').waitFor();
+    // A fresh namespace: every LLM call of the sweep again, as the seeded run's plan had them.
+    expect(Number((await text('[data-testid=estimate-llm-calls]')).replace(/,/g, ''))).toBe(seededCalls);
+    const runsBefore = await e2e.db.selectFrom('runs').select('id').execute();
+    await page.locator('[data-testid=start-confirm]').click();
+    await page.locator('[data-testid=run-status]', { hasText: 'running' }).waitFor();
+    const startedId = /#\/runs\/([0-9a-f-]{36})/.exec(page.url())![1];
+    expect(runsBefore.map((r) => r.id)).not.toContain(startedId);
+    expect(await e2e.db.selectFrom('runs').select(['sweep_id', 'cache_namespace']).where('id', '=', startedId).executeTakeFirstOrThrow())
+      .toEqual({ sweep_id: expect.any(String), cache_namespace: 'actions-start' });
+
+    // Cancel from its row of the runs list: two clicks.
+    await page.goto(`${url}/#/runs`);
+    const row = page.locator(`[data-testid=run-row][data-run-id="${startedId}"]`);
+    await row.locator('[data-testid=list-cancel]').click();
+    await row.locator('[data-testid=list-cancel-confirm]').click();
+    await row.locator('.status', { hasText: 'cancelled' }).waitFor({ timeout: 15_000 });
+    expect((await e2e.db.selectFrom('runs').select('status').where('id', '=', startedId).executeTakeFirstOrThrow()).status).toBe('cancelled');
+  });
+
   it('exports the official Spider file of a variant and the CSV of the run from the UI, as Postgres has them', async () => {
     await openRun(runId);
     const variantId = (await page.locator('[data-testid=leaderboard-row]').first().getAttribute('data-variant-id'))!;
