@@ -2,8 +2,8 @@ import { countVariants, expandEntryVariants, SweepConfigError, type SweepConfig 
 import { pipelines } from '@sqlsweep/pipelines';
 
 /**
- * The largest sweep the planner takes on. A plan streams (its memory does not grow with it), but its time does: about
- * 20 s of the planner's CPU per million stage rows, and Postgres's for storing them (bench/scale).
+ * The largest sweep the planner takes on. A plan streams (its memory does not grow with it), but its time does: per
+ * million stage rows, about 30 s of the planner's CPU and 35 s of Postgres's to store them (bench/scale).
  */
 export interface AdmissionBudget {
   maxVariants: number;
