@@ -228,7 +228,10 @@ async function main(): Promise<void> {
       const tpm = (y.inputTokens - x.inputTokens) / ((LIMITS.inputTpm / 60) * span);
       windows.push({ rpm, tpm, starved: steady.slice(i, i + 6).some((s) => s.llmWaiting === 0) });
     }
-    const windowUse = windows.reduce((t, w) => t + Math.max(w.rpm, w.tpm), 0) / Math.max(1, windows.length);
+    // A window above the sustained rate is spending the one-minute bucket a limit refills (both the simulator's and
+    // the budget's): it counts as fully busy, no more.
+    const windowUse = windows.reduce((t, w) => t + Math.min(1, Math.max(w.rpm, w.tpm)), 0) / Math.max(1, windows.length);
+    const windowUseUncapped = windows.reduce((t, w) => t + Math.max(w.rpm, w.tpm), 0) / Math.max(1, windows.length);
     const binding = tpmUse > rpmUse ? 'input_tpm' : 'rpm';
     const mean = (k: keyof Sample) => round(steady.reduce((s, x) => s + x[k], 0) / steady.length, 1);
     const out = {
@@ -251,8 +254,11 @@ async function main(): Promise<void> {
       },
       steady: {
         fromS: Math.round(a.t), toS: Math.round(b.t), seconds: round(spanS, 1),
-        // Mean over the steady part's 5 s windows of the more used limit in each.
+        // Mean over the steady part's 5 s windows of the more used limit in each (at most 1 per window).
         utilisationOfBindingLimit: round(windowUse),
+        utilisationUncapped: round(windowUseUncapped),
+        // The least it can be: what was used / the sustained rate over the steady part plus a whole minute's bucket.
+        utilisationLowerBound: round(Math.max(rpmUse, tpmUse) * spanS / (spanS + 60)),
         windowsBoundBy: { rpm: windows.filter((w) => w.rpm >= w.tpm).length, inputTpm: windows.filter((w) => w.tpm > w.rpm).length },
         // 5 s windows in which the LLM queue ran empty at some second: LLM work starved behind other stages.
         windowsWithLlmQueueEmpty: windows.filter((w) => w.starved).length,
@@ -270,7 +276,7 @@ async function main(): Promise<void> {
       timelineEvery5s: timeline(samples, 5),
       note: [
         'Counts are the simulator\'s (/sim/stats, sampled every second). Steady part: from steady.fromS (the burst that the one-minute token buckets of the simulator and of the budget both allow at the start, about 3,000 calls, spent by then) to the last second the stage-llm queue held waiting jobs (then the sweep\'s tail drains).',
-        'utilisationOfBindingLimit: per 5 s window of the steady part, calls accepted (answered + 5xx) per second / the RPM limit per second and input tokens accepted per second / the input TPM per second, the larger of the two (the limit binding then), averaged over the windows; wholeSteadyPart gives both over the whole steady part. attemptsPerRequest: HTTP requests / calls answered, whole run.',
+        'utilisationOfBindingLimit: per 5 s window of the steady part, calls accepted (answered + 5xx) per second / the RPM limit per second and input tokens accepted per second / the input TPM per second, the larger of the two (the limit binding then), at most 1 (above it the window spends the bucket that limit refilled while the other one bound), averaged over the windows; utilisationUncapped: the same without the cap; utilisationLowerBound: used / (sustained rate x (steady seconds + 60)), as if a full minute of burst had been there to spend; wholeSteadyPart gives both limits over the whole steady part. attemptsPerRequest: HTTP requests / calls answered, whole run.',
         'llmCallsInFlight: calls the simulator is answering; llmJobsHeld: stage-llm jobs active in the workers (loading, waiting for the budget, calling, committing); workerLlmConcurrency: the sum of the workers\' adaptive concurrency.',
       ].join(' '),
       logFile,
