@@ -4,15 +4,13 @@
  * locks lapse, nothing is lost or stored twice, and when the partition heals its late writes change nothing.
  * Skips, saying why in one line, where namespaces cannot be made (not root, no iproute2).
  */
+import { replicaPathOf } from '@sqlsweep/datasets';
 import { queryRows } from '@sqlsweep/db';
 import { HostNetwork, netnsUnavailableReason, WorkerHosts } from '@sqlsweep/infra';
-import { waitFor } from '@sqlsweep/testing';
-import { accountRun } from '../bench/chaos/accounting';
-import { callsClaimedBy, storedFingerprint } from '../bench/hosts/fingerprint';
+import { waitFor, type TestDatabase } from '@sqlsweep/testing';
 import { runIdOf } from './support/cli-output';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { birdCorrect } from './support/independent-ex';
-import { replicaPathOf } from '@sqlsweep/datasets';
 
 jest.setTimeout(120_000);
 
@@ -31,6 +29,40 @@ pipelines:
       temperature: [${temperature}]
 seed: 7
 `;
+
+type Db = TestDatabase['db'];
+
+/** Items planned and with a result, errored ones, stage failures, and rows stored beyond one per key. */
+async function accountRun(db: Db, runId: string) {
+  const rows = await queryRows<{ status: string; itemsPlanned: number; itemsWithResult: number; itemsErrored: number; duplicatedRows: number; stageFailures: number }>(db)`
+    SELECT (SELECT status FROM runs WHERE id = ${runId}) AS "status",
+      (SELECT count(DISTINCT (variant_id, item_id)) FROM run_stages WHERE run_id = ${runId})::int AS "itemsPlanned",
+      (SELECT count(DISTINCT (variant_id, item_id)) FROM item_results WHERE run_id = ${runId})::int AS "itemsWithResult",
+      (SELECT count(*) FILTER (WHERE errored) FROM item_results WHERE run_id = ${runId})::int AS "itemsErrored",
+      (SELECT count(*) - count(DISTINCT (variant_id, item_id)) FROM item_results WHERE run_id = ${runId})::int
+        + (SELECT count(*) - count(DISTINCT stage_key) FROM stage_results)::int
+        + (SELECT count(*) - count(DISTINCT stage_key) FROM stage_failures WHERE run_id = ${runId})::int AS "duplicatedRows",
+      (SELECT count(*) FROM stage_failures WHERE run_id = ${runId})::int AS "stageFailures"`;
+  return rows[0];
+}
+
+/** Every stored row of the run (timestamps included), every stage result and LLM answer, hashed. */
+async function storedFingerprint(db: Db, runId: string): Promise<string> {
+  const rows = await queryRows<{ hash: string }>(db)`
+    SELECT md5(concat_ws('#',
+      (SELECT string_agg(t::text, '|' ORDER BY t.stage_key) FROM stage_results t),
+      (SELECT string_agg(t::text, '|' ORDER BY t.variant_id, t.item_id, t.created_at) FROM item_results t WHERE t.run_id = ${runId}),
+      (SELECT string_agg(t::text, '|' ORDER BY t.stage_key, t.created_at) FROM stage_failures t WHERE t.run_id = ${runId}),
+      (SELECT string_agg(t::text, '|' ORDER BY t.variant_id) FROM run_summaries t WHERE t.run_id = ${runId}),
+      (SELECT string_agg(t::text, '|' ORDER BY t::text) FROM llm_response_cache t),
+      (SELECT t::text FROM runs t WHERE t.id = ${runId}))) AS hash`;
+  return rows[0].hash;
+}
+
+/** LLM calls a worker process has claimed and not stored yet (claim owners are `host/pid/random`). */
+async function callsClaimedBy(db: Db, pid: number): Promise<number> {
+  return (await queryRows<{ n: number }>(db)`SELECT count(*)::int AS n FROM llm_cache_claims WHERE owner LIKE ${`%/${pid}/%`}`)[0].n;
+}
 
 describeHosts('worker hosts in network namespaces', () => {
   let e2e: E2eStack;
