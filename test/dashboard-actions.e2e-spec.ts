@@ -251,9 +251,11 @@ describe('dashboard actions over a seeded demo sweep', () => {
     expect(res.status).toBe(201);
     const liveId = ((await res.json()) as { runId: string }).runId;
     // The list was idle (no run running): the new run shows up without a reload.
+    const listed = Date.now();
     await page.locator(`[data-testid=run-row][data-run-id="${liveId}"]`).waitFor({ timeout: 15_000 });
+    console.log(`live run: listed after ${((Date.now() - listed) / 1000).toFixed(1)} s`);
 
-    // One worker, started after the restart: a run of a few dozen seconds.
+    // One worker, started when the API goes away: a run of a few dozen seconds.
     await openRun(liveId);
     await page.evaluate('window.notReloaded = true');
     const settled = async () => Number(await page.locator('[data-testid=overall-progress]').getAttribute('data-settled'));
@@ -262,15 +264,23 @@ describe('dashboard actions over a seeded demo sweep', () => {
 
     // The API goes away under the open page: the page keeps its data and says it is reconnecting; once the API is
     // back it goes on updating, without a reload.
+    const t0 = Date.now();
+    const step = (what: string) => console.log(`live run: ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    step('closing the API');
     await api!.app.close();
     api = undefined;
+    step('API closed');
+    e2e.startWorkers(1); // boots while the API is down (its first jobs were enqueued when the run was created)
     await page.locator('[data-testid=reconnecting]').first().waitFor({ timeout: 10_000 });
     await screenshot(page, 'actions-5-reconnecting');
+    step('page reconnecting; starting the API');
     await startApi();
+    step('API started');
     await waitFor('the page to reconnect', async () => ((await page.locator('[data-testid=reconnecting]').count()) === 0 ? true : undefined), 30_000, 200);
-    e2e.startWorkers(1);
+    step('API back, page reconnected');
     await waitFor('progress after the restart', async () => ((await settled()) > before ? true : undefined), 60_000, 200);
     expect(await page.evaluate('window.notReloaded === true')).toBe(true);
+    step('progress shown after the restart');
 
     // What the page shows until the run is done: the ETA shown once half the stage jobs are settled is compared with
     // when the run really ended.
@@ -282,6 +292,7 @@ describe('dashboard actions over a seeded demo sweep', () => {
       if (s !== null) samples.push({ at: Date.now(), settled: Number(s), eta: eta ? Number(eta) : null });
       return undefined;
     }, 180_000, 250);
+    step('run done');
     const half = samples.find((x) => x.settled >= planned / 2 && x.eta !== null);
     if (!half) throw new Error(`no ETA shown at half way: ${JSON.stringify(samples.filter((_, i) => i % 4 === 0))}`);
     const { finished_at } = await e2e.db.selectFrom('runs').select('finished_at').where('id', '=', liveId).executeTakeFirstOrThrow();
