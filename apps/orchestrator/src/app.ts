@@ -38,7 +38,8 @@ export async function createOrchestratorApp(env: AppEnv<'orchestrator'>, provide
   for (const runId of await core.runs.runningRuns()) await core.advancer.reconcile(runId);
   const reconcilerLog = new Logger('reconciler');
   core.startReconciling(env.SQLSWEEP_RECONCILE_MS, (obj, msg) => reconcilerLog.log(`${msg} ${JSON.stringify(obj)}`));
-  const app = await NestFactory.create<NestExpressApplication>(OrchestratorModule.forCore(env, core), { logger: ['error', 'warn'] });
+  // forceCloseConnections: a dashboard polling over keep-alive connections would otherwise hold a shutdown open for minutes.
+  const app = await NestFactory.create<NestExpressApplication>(OrchestratorModule.forCore(env, core), { logger: ['error', 'warn'], forceCloseConnections: true });
   app.setGlobalPrefix('api', { exclude: ['metrics'] });
   app.useBodyParser('json', { limit: MAX_BODY_BYTES });
   app.useGlobalFilters(new ErrorsFilter());
