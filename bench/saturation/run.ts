@@ -10,7 +10,7 @@
  * calls answered, LLM calls in flight, LLM jobs held and waiting, and the workers' concurrency. Writes
  * bench/results/saturation.json.
  *
- *   npm run bench -- saturation [--repeats 20] [--workers 2] [--items N] [--steady-from 120]
+ *   npm run bench -- saturation [--repeats 30] [--workers 2] [--items N] [--steady-from 120]
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,7 +110,7 @@ function timeline(samples: Sample[], everyS: number) {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: {
-    repeats: { type: 'string', default: '20' }, workers: { type: 'string', default: '2' }, items: { type: 'string' },
+    repeats: { type: 'string', default: '30' }, workers: { type: 'string', default: '2' }, items: { type: 'string' },
     'steady-from': { type: 'string', default: '120' }, 'log-level': { type: 'string', default: 'info' },
   } });
   const repeats = Number(values.repeats);
