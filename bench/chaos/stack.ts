@@ -31,7 +31,7 @@ export interface StackOptions {
   onLogLine: (source: string, line: string) => void;
 }
 
-export type SimTotals = Omit<ModelStats, 'inputTokens' | 'cachedInputTokens' | 'outputTokens'>;
+export type SimTotals = Omit<ModelStats, 'inputTokens' | 'cachedInputTokens' | 'outputTokens' | 'maxTokensAdmitted'>;
 
 /** The pids of a process's children, grandchildren and so on, read from /proc (Linux). */
 export function descendantsOf(pid: number): number[] {
