@@ -26,7 +26,29 @@ export function processCpuMs(select: { comm?: string; pids?: number[] }): number
   return (ticks * 1000) / ticksPerSecond;
 }
 
-/** CPU milliseconds of the machine's Postgres and Redis servers: what the orchestration's queries and queue cost. */
-export function serverCpuMs(): { postgres: number; redis: number } {
-  return { postgres: processCpuMs({ comm: 'postgres' }), redis: processCpuMs({ comm: 'redis-server' }) };
+/** The parent pid of a process, from /proc (undefined once it has exited). */
+function parentPid(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process and its live children: a Postgres postmaster with its backends (exited ones count in its own times). */
+function withChildren(pid: number): number[] {
+  const all = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  return [pid, ...all.filter((p) => parentPid(p) === pid)];
+}
+
+/** The pids of the Postgres and Redis servers the benchmark talks to (other tenants' servers left out). */
+export interface ServerPids { postmaster: number; redis: number }
+
+/**
+ * CPU milliseconds of the benchmark's Postgres server (its postmaster, with exited backends, and the live backends)
+ * and Redis server: what the orchestration's queries and queue cost.
+ */
+export function serverCpuMs(servers: ServerPids): { postgres: number; redis: number } {
+  return { postgres: processCpuMs({ pids: withChildren(servers.postmaster) }), redis: processCpuMs({ pids: [servers.redis] }) };
 }

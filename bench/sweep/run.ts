@@ -19,7 +19,8 @@ import {
   createTestDatabase, type Proc, removeTestQueueKeys, runCli, startSimulator, startWorkers, testQueuePrefix,
 } from '@sqlsweep/testing';
 import { setup } from '@sqlsweep/scripts';
-import { processCpuMs, serverCpuMs } from './process-cpu';
+import { Redis } from 'ioredis';
+import { processCpuMs, serverCpuMs, type ServerPids } from './process-cpu';
 
 const root = resolve(__dirname, '..', '..');
 
@@ -27,14 +28,14 @@ const root = resolve(__dirname, '..', '..');
  * Wall time per job of `jobs` no-op jobs through one BullMQ worker at `concurrency`, added in bulk beforehand, and the
  * CPU time per job they cost: this process (the worker) plus Redis.
  */
-async function noopJobCost(redisUrl: string, jobs: number, concurrency: number): Promise<{ ms: number; cpuMs: number }> {
+async function noopJobCost(redisUrl: string, servers: ServerPids, jobs: number, concurrency: number): Promise<{ ms: number; cpuMs: number }> {
   const prefix = testQueuePrefix();
   const queue = new Queue('noop', { connection: { url: redisUrl }, prefix });
   await queue.addBulk(Array.from({ length: jobs }, (_, i) => ({ name: 'noop', data: { i }, opts: { jobId: `n${i}`, removeOnComplete: true } })));
   let done = 0;
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const redisCpu = serverCpuMs().redis;
+  const redisCpu = serverCpuMs(servers).redis;
   await new Promise<void>((resolveAll) => {
     const worker = new Worker('noop', async () => undefined, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix, concurrency });
     worker.on('completed', () => {
@@ -43,7 +44,7 @@ async function noopJobCost(redisUrl: string, jobs: number, concurrency: number):
   });
   const ms = performance.now() - started;
   const own = process.cpuUsage(cpu);
-  const cpuMs = (own.user + own.system) / 1000 + serverCpuMs().redis - redisCpu;
+  const cpuMs = (own.user + own.system) / 1000 + serverCpuMs(servers).redis - redisCpu;
   await queue.obliterate({ force: true });
   await queue.close();
   return { ms: ms / jobs, cpuMs: cpuMs / jobs };
@@ -147,6 +148,19 @@ function costliestStages(lines: StageDone[], top = 8) {
 
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
+/** The postmaster (parent of a backend of ours) and the Redis server (its INFO) that this benchmark uses. */
+async function serverPids(databaseUrl: string, redisUrl: string): Promise<ServerPids> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  const backend = Number((await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+  await client.end();
+  const postmaster = Number(readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+  const redis = new Redis(redisUrl);
+  const info = await redis.info('server');
+  redis.disconnect();
+  return { postmaster, redis: Number(/process_id:(\d+)/.exec(info)![1]) };
+}
+
 /** Of the serial run's stage jobs that stored a result, how many committed durably and asynchronously, and their mean store step. */
 function storeByDurability(lines: StageDone[]) {
   const of = (durable: boolean) => {
@@ -162,6 +176,7 @@ async function main(): Promise<void> {
   process.env.REDIS_URL = endpoints.redisUrl;
   process.env.DATABASE_URL = endpoints.databaseUrl;
   const db = await createTestDatabase(endpoints.databaseUrl);
+  const servers = await serverPids(db.url, endpoints.redisUrl);
   const sim = await startSimulator({ config: 'bench/sweep/llm-sim-zero-latency.yaml' });
   const prefix = testQueuePrefix();
   const env = { DATABASE_URL: db.url, REDIS_URL: endpoints.redisUrl, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-bench-')), LOG_LEVEL: 'warn' };
@@ -182,12 +197,12 @@ async function main(): Promise<void> {
   const sweep = async (config: string) => {
     const startedAt = Date.now();
     const started = performance.now();
-    const serversBefore = serverCpuMs();
+    const serversBefore = serverCpuMs(servers);
     const workersBefore = processCpuMs({ pids: workers.map((w) => w.child.pid!) });
     const simulatorBefore = processCpuMs({ pids: [sim.child.pid!] });
     const r = await runCli(['run', config, '--workers', '0', '--no-progress', '--fresh-llm'], env, 1_800_000);
     const wallMs = performance.now() - started;
-    const serversAfter = serverCpuMs();
+    const serversAfter = serverCpuMs(servers);
     const cpuMs = {
       postgres: serversAfter.postgres - serversBefore.postgres, redis: serversAfter.redis - serversBefore.redis,
       workers: processCpuMs({ pids: workers.map((w) => w.child.pid!) }) - workersBefore,
@@ -236,8 +251,8 @@ async function main(): Promise<void> {
     const orchestrationMs = (phases.load ?? 0) + (phases.commit ?? 0) + planMsPerJob;
     const perJob = (ms: number) => round(ms / stageJobs);
     // Baselines: the median of three measurements each, as one of them now and then runs several times slower here.
-    const noopSerial = await medianOf(3, () => noopJobCost(endpoints.redisUrl, 5_000, 1), (c) => c.ms);
-    const noopConcurrent = await medianOf(3, () => noopJobCost(endpoints.redisUrl, 5_000, 16), (c) => c.ms);
+    const noopSerial = await medianOf(3, () => noopJobCost(endpoints.redisUrl, servers, 5_000, 1), (c) => c.ms);
+    const noopConcurrent = await medianOf(3, () => noopJobCost(endpoints.redisUrl, servers, 5_000, 16), (c) => c.ms);
     const noopChainMs = await medianOf(3, () => noopChainCost(endpoints.redisUrl, 2_000), (ms) => ms);
     const postgres = await medianOf(3, () => postgresRoundTrips(db.url, 2_000), (rt) => rt.durableInsertMs);
     // The least a stage job can cost one at a time: a no-op job that adds the next, a durable insert, a round trip.
@@ -275,7 +290,7 @@ async function main(): Promise<void> {
         costliestStages: costliestStages(serial.jobs),
       },
       note: [
-        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers, of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
+        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor.',
         'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: it cost an LLM call; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
