@@ -3,6 +3,7 @@ import { useApi } from '../lib/api';
 import { diff, rowDiff, sqlTokens } from '../lib/diff';
 import { int, ms, usd } from '../lib/format';
 import { href } from '../lib/router';
+import { CostValue } from '../components/RunCost';
 import { Id } from '../components/Id';
 import { ResultTable } from '../components/ResultTable';
 import { Simulated } from '../components/Simulated';
@@ -103,7 +104,7 @@ function StageTrace({ s }: { s: StageTraceDto }) {
           <strong>{s.stage}</strong> <span className="muted">{s.role}</span> <span className={`status ${s.status}`}>{s.status}</span>
           {s.sandbox && !skipped && <span className="sandbox"> · sandbox {s.sandbox.status}{s.sandbox.rows !== undefined ? `, ${s.sandbox.rows} rows` : ''}{s.sandbox.message ? `: ${s.sandbox.message}` : ''}</span>}
           {skipped ? <span className="muted"> · not run: the chain had stopped before this step</span> : <>
-            {s.role === 'llm' && <span className="muted"> · {int(s.inputTokens)} in ({int(s.cachedInputTokens)} cached) / {int(s.outputTokens)} out · {usd(s.costUsd)}</span>}
+            {s.role === 'llm' && <span className="muted"> · {int(s.inputTokens)} in ({int(s.cachedInputTokens)} cached) / {int(s.outputTokens)} out · <CostValue usdValue={s.costUsd} cached={s.costSource === 'cache'} /></span>}
             {s.status !== 'pending' && <span className="muted"> · {ms(s.latencyMs)}</span>}
           </>} <Simulated on={s.simulated} />
         </summary>
