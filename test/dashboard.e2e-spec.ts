@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { buildDashboard } from '@sqlsweep/dashboard';
 import { launchBrowser, screenshot, type Browser } from './support/browser';
 import { runIdOf } from './support/cli-output';
+import { ReportTallies } from '@sqlsweep/db';
 import { repoRoot, waitFor } from '@sqlsweep/testing';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { startOrchestrator, type Orchestrator } from './support/orchestrator';
@@ -145,14 +146,20 @@ describe('dashboard in a browser over a finished demo sweep', () => {
     await page.locator('[data-testid=scatter-point]').first().waitFor();
     await screenshot(page, '3-compare');
 
-    // B's verdicts relabelled as another scorer's: the page warns that the two EX are not comparable.
-    const { scorer } = await e2e.db.selectFrom('item_results').select('scorer').where('variant_id', '=', variantB).executeTakeFirstOrThrow();
-    await e2e.db.updateTable('item_results').set({ scorer: 'bird-ex-bag@1' }).where('variant_id', '=', variantB).execute();
+    // B's verdicts relabelled as another scorer's: the page warns that the two EX are not comparable. Stored results
+    // never change, so the run's report tallies are dropped to be counted again (the API refreshes within 2 s).
+    const relabel = async (to: string | null) => {
+      await e2e.db.updateTable('item_results').set({ scorer: to }).where('variant_id', '=', variantB).execute();
+      await new ReportTallies(e2e.db).forget(runIdOfVariantB);
+      await new Promise((r) => setTimeout(r, 2_100));
+    };
+    const { scorer, run_id: runIdOfVariantB } = await e2e.db.selectFrom('item_results').select(['scorer', 'run_id']).where('variant_id', '=', variantB).executeTakeFirstOrThrow();
+    await relabel('bird-ex-bag@1');
     try {
       await page.reload();
       expect(await text('[data-testid=scorer-warning]')).toContain(`A was scored by ${scorer}, B by bird-ex-bag@1`);
     } finally {
-      await e2e.db.updateTable('item_results').set({ scorer }).where('variant_id', '=', variantB).execute();
+      await relabel(scorer);
     }
   });
 

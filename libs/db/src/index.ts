@@ -11,6 +11,7 @@ export * from './run.repository';
 export * from './llm-cache.repository';
 export * from './schedule.repository';
 export * from './report.repository';
+export { ReportTallies } from './report-tallies';
 export * from './verdict-category-sql';
 export * from './run-insight.repository';
 export * from './retrieval-curve.repository';

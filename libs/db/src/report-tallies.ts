@@ -101,6 +101,19 @@ export class ReportTallies {
     return [...merged.values()];
   }
 
+  /**
+   * Drops a run's tallies, so that the next refresh (in every process, within `refreshEveryMs`) counts it again from
+   * its rows. sqlsweep never changes a stored item or stage result; this is for a repair made to them in place.
+   */
+  async forget(runId: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await sql`DELETE FROM run_tally_marks WHERE run_id = ${runId}`.execute(tx);
+      await sql`DELETE FROM run_stage_tallies WHERE run_id = ${runId}`.execute(tx);
+      await sql`DELETE FROM run_item_tallies WHERE run_id = ${runId}`.execute(tx);
+    });
+    this.refreshedAt.delete(runId);
+  }
+
   /** False when there is no such run. */
   private async refreshNow(runId: string): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
