@@ -43,12 +43,16 @@ function withChildren(pid: number): number[] {
 }
 
 /** The pids of the Postgres and Redis servers the benchmark talks to (other tenants' servers left out). */
-export interface ServerPids { postmaster: number; redis: number }
+export interface ServerPids { postmaster?: number; redis?: number }
 
 /**
  * CPU milliseconds of the benchmark's Postgres server (its postmaster, with exited backends, and the live backends)
- * and Redis server: what the orchestration's queries and queue cost.
+ * and Redis server: what the orchestration's queries and queue cost. A server whose pid is not known here counts as
+ * every process of its name on the machine.
  */
 export function serverCpuMs(servers: ServerPids): { postgres: number; redis: number } {
-  return { postgres: processCpuMs({ pids: withChildren(servers.postmaster) }), redis: processCpuMs({ pids: [servers.redis] }) };
+  return {
+    postgres: servers.postmaster ? processCpuMs({ pids: withChildren(servers.postmaster) }) : processCpuMs({ comm: 'postgres' }),
+    redis: servers.redis ? processCpuMs({ pids: [servers.redis] }) : processCpuMs({ comm: 'redis-server' }),
+  };
 }
