@@ -168,7 +168,7 @@ async function main(): Promise<void> {
     let lastPrint = 0;
     let missedSamples = 0;
     const cpuOf = () => ({
-      simulator: processCpuMs({ pids: [stack!.sim.child.pid!] }), workers: processCpuMs({ pids: stack!.workers.map((w) => w.child.pid!) }), ...serverCpuMs(),
+      simulator: processCpuMs({ pids: [stack!.sim.child.pid!] }), workers: processCpuMs({ pids: stack!.workers.map((w) => w.child.pid!) }), ...serverCpuMs({}),
     });
     const cpuAtStart = cpuOf();
     while (!cli.exited) {
