@@ -31,7 +31,7 @@ export function newRedisClient(redisUrl: string, options: RedisClientOptions = {
 }
 
 function newSentinelClient(address: Extract<RedisAddress, { kind: 'sentinel' }>, options: RedisClientOptions): Redis {
-  return new IORedis({
+  return reconnectUnlessClosed(new IORedis({
     ...options,
     sentinels: address.sentinels,
     name: address.name,
@@ -42,7 +42,34 @@ function newSentinelClient(address: Extract<RedisAddress, { kind: 'sentinel' }>,
     failoverDetector: true,
     // Every Sentinel refused or did not know the primary (mid-failover): ask them again shortly, for as long as it takes.
     sentinelRetryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
+  }));
+}
+
+/**
+ * ioredis ends a Sentinel client for good when its failover detector closes the connection while the client is still
+ * asking the Sentinels for the primary: SentinelConnector.connect then throws "Connection is closed." and the client's
+ * status becomes `end`, so every later command fails at once (seen in bench/hosts: one worker failed all its LLM jobs
+ * for a minute after a failover, until their attempts ran out). An end that no caller asked for is not final here: the
+ * client connects again.
+ */
+function reconnectUnlessClosed(client: Redis): Redis {
+  let closing = false;
+  const disconnect = client.disconnect.bind(client);
+  const quit = client.quit.bind(client);
+  client.disconnect = (reconnect = false) => {
+    if (!reconnect) closing = true;
+    disconnect(reconnect);
+  };
+  client.quit = ((...args: Parameters<Redis['quit']>) => {
+    closing = true;
+    return quit(...args);
+  }) as Redis['quit'];
+  client.on('end', () => {
+    setTimeout(() => {
+      if (!closing && client.status === 'end') client.connect().catch(() => undefined);
+    }, 200).unref();
   });
+  return client;
 }
 
 /**
