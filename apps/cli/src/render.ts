@@ -2,6 +2,19 @@ import type { LeaderboardRowDto } from '@sqlsweep/contracts';
 import type { ResolvedKnobRecord, RunListRow, RunRow, StageProgress } from '@sqlsweep/db';
 import type { PlannedSweep } from '@sqlsweep/orchestration';
 
+/** Bytes in B, KiB, MiB, GiB or TiB (one decimal above a KiB). */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return `${v.toFixed(1)} ${units[i]}`;
+}
+
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const cells = [headers, ...rows.map((r) => r.map(String))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));

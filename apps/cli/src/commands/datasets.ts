@@ -3,7 +3,7 @@ import { parseEnv, workerEnvSchema } from '@sqlsweep/config';
 import { DATASET_SOURCE_FORMATS, DatasetError, type DatasetSourceFormat } from '@sqlsweep/datasets';
 import { registerDataset, type RegisteredDataset } from '@sqlsweep/orchestration';
 import { cliEnv, openCore } from '../cli-env';
-import { table } from '../render';
+import { formatBytes, table } from '../render';
 
 /** Gold queries are checked under the limits the workers will run them with. */
 const sandboxEnvSchema = workerEnvSchema.pick({ SQLSWEEP_SANDBOX_SIZE: true, SQLSWEEP_SQL_DEADLINE_MS: true });
@@ -93,14 +93,3 @@ function parseMinutes(v: string): number {
   return n;
 }
 
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i += 1;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
-}

@@ -1,18 +1,7 @@
 import type { Command } from 'commander';
 import { StageResultGc } from '@sqlsweep/db';
 import { openCore } from '../cli-env';
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i += 1;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
-}
+import { formatBytes } from '../render';
 
 /**
  * `sqlsweep gc [--dry-run]`: removes the stage results that no stored run's plan references (see StageResultGc for

@@ -1,13 +1,8 @@
 import { Command } from 'commander';
 import { listIndexes, type IndexListing } from '@sqlsweep/retrieval';
+import { formatBytes } from '../render';
 
 export const DEFAULT_INDEX_DIR = '.sqlsweep/indexes';
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
-}
 
 export function renderIndexStatus(listing: IndexListing): string {
   const header = ['key', 'kind', 'dataset', 'database', 'encoder', 'docs', 'tokens', 'size', 'built in', 'created'];
