@@ -52,6 +52,27 @@ describeSentinel('a Sentinel client whose connection attempt is closed under it'
     }
   });
 
+  it("gives its duplicates (BullMQ's blocking connections) the same recovery", async () => {
+    const original = newRedisClient(group.url, { maxRetriesPerRequest: null }) as Redis;
+    const client = original.duplicate();
+    for (const c of [original, client]) c.on('error', () => undefined);
+    try {
+      await expect(client.ping()).resolves.toBe('PONG');
+      const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+      client.once('connecting', () => (client as unknown as { connector: { disconnect(): void } }).connector.disconnect());
+      client.disconnect(true);
+      await ended;
+      const ready = await new Promise<boolean>((resolve) => {
+        client.once('ready', () => resolve(true));
+        setTimeout(() => resolve(false), 5_000).unref();
+      });
+      expect(ready).toBe(true);
+    } finally {
+      client.disconnect();
+      original.disconnect();
+    }
+  });
+
   it('stays closed when the caller closed it', async () => {
     const client = newRedisClient(group.url) as Redis;
     client.on('error', () => undefined);

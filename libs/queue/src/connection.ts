@@ -69,6 +69,9 @@ function reconnectUnlessClosed(client: Redis): Redis {
       if (!closing && client.status === 'end') client.connect().catch(() => undefined);
     }, 200).unref();
   });
+  // BullMQ makes its blocking connections with duplicate(): they follow failovers the same way.
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = ((override?: Partial<RedisOptions>) => reconnectUnlessClosed(duplicate(override))) as Redis['duplicate'];
   return client;
 }
 
