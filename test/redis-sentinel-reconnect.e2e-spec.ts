@@ -17,6 +17,18 @@ const describeSentinel = unavailable ? describe.skip : describe;
  * the primary (its failover detector does that when +switch-master arrives mid-reconnect). Reproduced here without a
  * failover: the connector is closed at the moment the client starts connecting again.
  */
+/** Closes the client's connector as it starts to reconnect (ioredis then ends it); true if it is ready within 5 s. */
+async function readyAgainAfterClosedReconnect(client: Redis): Promise<boolean> {
+  const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+  client.once('connecting', () => (client as unknown as { connector: { disconnect(): void } }).connector.disconnect());
+  client.disconnect(true);
+  await ended;
+  return new Promise<boolean>((resolve) => {
+    client.once('ready', () => resolve(true));
+    setTimeout(() => resolve(false), 5_000).unref();
+  });
+}
+
 describeSentinel('a Sentinel client whose connection attempt is closed under it', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-sentinel-reconnect-'));
   let group: PrivateSentinelGroup;
@@ -35,15 +47,7 @@ describeSentinel('a Sentinel client whose connection attempt is closed under it'
     client.on('error', (e: Error) => errors.push(e.message));
     try {
       await expect(client.ping()).resolves.toBe('PONG');
-      const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
-      client.once('connecting', () => (client as unknown as { connector: { disconnect(): void } }).connector.disconnect());
-      client.disconnect(true);
-      await ended;
-      const ready = await new Promise<boolean>((resolve) => {
-        client.once('ready', () => resolve(true));
-        setTimeout(() => resolve(false), 5_000).unref();
-      });
-      expect(ready).toBe(true);
+      expect(await readyAgainAfterClosedReconnect(client)).toBe(true);
       await expect(client.set('reconnected', '1')).resolves.toBe('OK');
       expect(client.status).toBe('ready');
       expect(errors).toContain('Connection is closed.');
@@ -58,15 +62,7 @@ describeSentinel('a Sentinel client whose connection attempt is closed under it'
     for (const c of [original, client]) c.on('error', () => undefined);
     try {
       await expect(client.ping()).resolves.toBe('PONG');
-      const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
-      client.once('connecting', () => (client as unknown as { connector: { disconnect(): void } }).connector.disconnect());
-      client.disconnect(true);
-      await ended;
-      const ready = await new Promise<boolean>((resolve) => {
-        client.once('ready', () => resolve(true));
-        setTimeout(() => resolve(false), 5_000).unref();
-      });
-      expect(ready).toBe(true);
+      expect(await readyAgainAfterClosedReconnect(client)).toBe(true);
     } finally {
       client.disconnect();
       original.disconnect();
