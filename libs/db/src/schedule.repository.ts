@@ -104,13 +104,7 @@ export class ScheduleRepository {
         -- The evaluate stage's VES timings (timing, metrics.ves) are measurements of that night's machine, not an
         -- answer: left out, an unchanged night changes no stage.
         count(*) FILTER (WHERE ${answerOf(sql.ref('ra.output'))} IS DISTINCT FROM ${answerOf(sql.ref('rb.output'))})::int AS changed
-      FROM run_stages b
-      JOIN variants vb ON vb.id = b.variant_id
-      JOIN variants va ON va.run_id = ${previousRunId} AND va.variant_key = vb.variant_key
-      JOIN run_stages a ON a.run_id = ${previousRunId} AND a.variant_id = va.id AND a.item_id = b.item_id AND a.stage = b.stage
-      LEFT JOIN stage_results ra ON ra.stage_key = a.stage_key
-      LEFT JOIN stage_results rb ON rb.stage_key = b.stage_key
-      WHERE b.run_id = ${runId}
+      ${pairedStages(previousRunId, runId)}
       GROUP BY b.stage ORDER BY b.stage`.execute(this.db);
     return rows;
   }
@@ -122,13 +116,7 @@ export class ScheduleRepository {
   async changedStageItems(previousRunId: string, runId: string, limit = 5000): Promise<ChangedStageItemRow[]> {
     const { rows } = await sql<ChangedStageItemRow>`
       SELECT b.stage, b.item_id AS "itemId", vb.variant_key AS "variantKey", vb.label, va.id AS "previousVariantId", vb.id AS "variantId"
-      FROM run_stages b
-      JOIN variants vb ON vb.id = b.variant_id
-      JOIN variants va ON va.run_id = ${previousRunId} AND va.variant_key = vb.variant_key
-      JOIN run_stages a ON a.run_id = ${previousRunId} AND a.variant_id = va.id AND a.item_id = b.item_id AND a.stage = b.stage
-      LEFT JOIN stage_results ra ON ra.stage_key = a.stage_key
-      LEFT JOIN stage_results rb ON rb.stage_key = b.stage_key
-      WHERE b.run_id = ${runId} AND ${answerOf(sql.ref('ra.output'))} IS DISTINCT FROM ${answerOf(sql.ref('rb.output'))}
+      ${pairedStages(previousRunId, runId)} AND ${answerOf(sql.ref('ra.output'))} IS DISTINCT FROM ${answerOf(sql.ref('rb.output'))}
       ORDER BY b.stage, b.item_id, vb.position LIMIT ${limit}`.execute(this.db);
     return rows;
   }
@@ -211,6 +199,20 @@ export class ScheduleRepository {
       ORDER BY f.fired_at DESC LIMIT ${limit}`.execute(this.db);
     return rows;
   }
+}
+
+/**
+ * The (variant, item, stage) rows present in both runs, joined by variant key: `a`/`ra` the previous run's stage and
+ * stored result, `b`/`rb` this run's, `va`/`vb` the variants; ends in the WHERE on this run, so callers may add `AND ...`.
+ */
+function pairedStages(previousRunId: string, runId: string) {
+  return sql`FROM run_stages b
+      JOIN variants vb ON vb.id = b.variant_id
+      JOIN variants va ON va.run_id = ${previousRunId} AND va.variant_key = vb.variant_key
+      JOIN run_stages a ON a.run_id = ${previousRunId} AND a.variant_id = va.id AND a.item_id = b.item_id AND a.stage = b.stage
+      LEFT JOIN stage_results ra ON ra.stage_key = a.stage_key
+      LEFT JOIN stage_results rb ON rb.stage_key = b.stage_key
+      WHERE b.run_id = ${runId}`;
 }
 
 /** A stored stage output without the evaluate stage's VES measurements; any output that is not an object as it is. */
