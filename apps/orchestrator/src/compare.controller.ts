@@ -3,7 +3,7 @@ import { compareQuerySchema, uuidSchema, type ComparisonDto } from '@sqlsweep/co
 import type { ReportRepository } from '@sqlsweep/db';
 import { compareVariants, type OrchestratorCore } from '@sqlsweep/orchestration';
 import { BearerGuard } from './bearer.guard';
-import { resolveRunId } from './params';
+import { isIdPrefix, resolveRunId } from './params';
 import { parseRequest } from './request-error';
 import { ORCHESTRATOR_CORE, REPORTS } from './tokens';
 
@@ -22,7 +22,7 @@ export class CompareController {
     for (const side of ['runA', 'runB'] as const) {
       const v = q[side];
       // A short id (8 hex digits, say) becomes the run's full id; anything else is left to the schema's 400.
-      if (typeof v === 'string' && !uuidSchema.safeParse(v).success && /^[0-9a-f][0-9a-f-]{3,35}$/i.test(v)) q[side] = await resolveRunId(this.core.db, v, side);
+      if (typeof v === 'string' && !uuidSchema.safeParse(v).success && isIdPrefix(v)) q[side] = await resolveRunId(this.core.db, v, side);
     }
     return compareVariants(this.reports, parseRequest(compareQuerySchema, q, 'query'));
   }

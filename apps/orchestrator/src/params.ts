@@ -6,6 +6,7 @@ import { ApiRequestError } from './request-error';
 const uuid = z.string().uuid();
 /** A short id: the first hex digits of a UUID (the dashboard shows 8), dashes allowed where the UUID has them. */
 const idPrefix = /^[0-9a-f][0-9a-f-]{3,35}$/i;
+export const isIdPrefix = (value: string): boolean => idPrefix.test(value);
 
 /** A path parameter that must be a UUID; anything else is a 400 naming it. */
 export function uuidParam(value: string, name: string): string {
