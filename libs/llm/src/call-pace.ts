@@ -180,7 +180,8 @@ export class LlmCallPace {
 
   /** Jobs to hold at once: the models' Little's-law figures summed, times the headroom, within the bounds. */
   concurrency(bounds: ConcurrencyBounds, sharers: ReadonlyMap<string, number> = new Map()): { concurrency: number; models: ModelPace[] } {
-    const models = this.activeModels().map((m) => this.pace(m, sharers.get(m) ?? 1)).filter((p): p is ModelPace => !!p);
+    // pace() is undefined for a model without calls in the window: the active models, each window summed once.
+    const models = [...this.windows.keys()].map((m) => this.pace(m, sharers.get(m) ?? 1)).filter((p): p is ModelPace => !!p);
     const needed = Math.ceil(models.reduce((n, p) => n + p.inFlight, 0) * bounds.headroom);
     return { concurrency: Math.max(bounds.min, Math.min(bounds.max, needed)), models };
   }
