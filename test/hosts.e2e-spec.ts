@@ -7,7 +7,7 @@
 import { replicaPathOf } from '@sqlsweep/datasets';
 import { queryRows } from '@sqlsweep/db';
 import { HostNetwork, netnsUnavailableReason, WorkerHosts } from '@sqlsweep/infra';
-import { waitFor, type TestDatabase } from '@sqlsweep/testing';
+import { callsClaimedBy, storedFingerprint, waitFor, type TestDatabase } from '@sqlsweep/testing';
 import { runIdOf } from './support/cli-output';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { birdCorrect } from './support/independent-ex';
@@ -44,24 +44,6 @@ async function accountRun(db: Db, runId: string) {
         + (SELECT count(*) - count(DISTINCT stage_key) FROM stage_failures WHERE run_id = ${runId})::int AS "duplicatedRows",
       (SELECT count(*) FROM stage_failures WHERE run_id = ${runId})::int AS "stageFailures"`;
   return rows[0];
-}
-
-/** Every stored row of the run (timestamps included), every stage result and LLM answer, hashed. */
-async function storedFingerprint(db: Db, runId: string): Promise<string> {
-  const rows = await queryRows<{ hash: string }>(db)`
-    SELECT md5(concat_ws('#',
-      (SELECT string_agg(t::text, '|' ORDER BY t.stage_key) FROM stage_results t),
-      (SELECT string_agg(t::text, '|' ORDER BY t.variant_id, t.item_id, t.created_at) FROM item_results t WHERE t.run_id = ${runId}),
-      (SELECT string_agg(t::text, '|' ORDER BY t.stage_key, t.created_at) FROM stage_failures t WHERE t.run_id = ${runId}),
-      (SELECT string_agg(t::text, '|' ORDER BY t.variant_id) FROM run_summaries t WHERE t.run_id = ${runId}),
-      (SELECT string_agg(t::text, '|' ORDER BY t::text) FROM llm_response_cache t),
-      (SELECT t::text FROM runs t WHERE t.id = ${runId}))) AS hash`;
-  return rows[0].hash;
-}
-
-/** LLM calls a worker process has claimed and not stored yet (claim owners are `host/pid/random`). */
-async function callsClaimedBy(db: Db, pid: number): Promise<number> {
-  return (await queryRows<{ n: number }>(db)`SELECT count(*)::int AS n FROM llm_cache_claims WHERE owner LIKE ${`%/${pid}/%`}`)[0].n;
 }
 
 describeHosts('worker hosts in network namespaces', () => {
@@ -120,7 +102,7 @@ describeHosts('worker hosts in network namespaces', () => {
     expect(account).toMatchObject({ status: 'done', itemsPlanned: 60, itemsWithResult: 60, itemsErrored: 0, duplicatedRows: 0 });
     expect(survivor.lines.length).toBeGreaterThan(survivorLinesAtCut);
 
-    const before = await storedFingerprint(e2e.db, runId);
+    const before = (await storedFingerprint(e2e.db, runId)).hash;
     const victimLinesAtHeal = victim.lines.length;
     net.heal(victim.host.index);
     // The stale host's connections come back (TCP retransmits) and its jobs end: late writes, lost locks.
@@ -130,7 +112,7 @@ describeHosts('worker hosts in network namespaces', () => {
     // Whatever stage job it finished late inserted nothing: the key was already stored by the survivor.
     const late = victim.lines.slice(victimLinesAtHeal).filter((l) => l.includes('"stage done"'));
     expect(late.filter((l) => l.includes('"inserted":true'))).toEqual([]);
-    expect(await storedFingerprint(e2e.db, runId)).toEqual(before);
+    expect((await storedFingerprint(e2e.db, runId)).hash).toEqual(before);
     expect((await accountRun(e2e.db, runId)).duplicatedRows).toBe(0);
   });
 });

@@ -22,13 +22,12 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRedisBinaries, HostNetwork, netnsUnavailableReason, REDIS_CONF, startPrivateSentinelGroup, WorkerHosts } from '@sqlsweep/infra';
-import { createTestDatabase, runCli } from '@sqlsweep/testing';
+import { callsClaimedBy, createTestDatabase, runCli, storedFingerprint } from '@sqlsweep/testing';
 import { queryRows } from '@sqlsweep/db';
 import { accountRun } from '../chaos/accounting';
 import { RunWatch } from '../chaos/run-watch';
 import { ChaosServers } from '../chaos/servers';
 import { ScenarioStack, type SimTotals } from '../chaos/stack';
-import { callsClaimedBy, storedFingerprint } from './fingerprint';
 
 const root = resolve(__dirname, '..', '..');
 const SWEEP = 'bench/hosts/sweep.yaml';

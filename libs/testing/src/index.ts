@@ -5,3 +5,4 @@ export * from './model-run';
 export * from './hostile-sweeps';
 export * from './e2e-processes';
 export * from './e2e-wait';
+export * from './stored-fingerprint';
