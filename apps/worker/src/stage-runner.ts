@@ -42,8 +42,8 @@ type Commit = { p: StageJobPayload; run: StageRun; paid: boolean } | { p: Pick<S
 
 /**
  * What a member of a commit group learns: whether its commit wrote the key, the group's size, whether the group
- * committed durably, and the milliseconds
- * of the group's steps (store; then, unless advancing failed, those of `AdvanceTimings`).
+ * committed durably, and the milliseconds of the group's steps (store: the insert and the dependents lookup, one round
+ * trip; then, unless advancing failed, those of `AdvanceTimings`, whose lookup is then none).
  */
 interface CommitOutcome { inserted: boolean; batch: number; durable: boolean; commitMs: { store: number } & Partial<AdvanceTimings> }
 
@@ -51,8 +51,8 @@ interface CommitOutcome { inserted: boolean; batch: number; durable: boolean; co
  * Computes one stage job: loads its item, database and inputs (from Postgres, or from the job when they are small),
  * runs the stage, stores the output once by key and asks the advancer to move on. A job whose result already exists
  * only re-triggers advancing, so at-least-once delivery never yields a second result. Input reads and commits (store,
- * then advance) of jobs running at the same time are grouped: one query, one insert, one dependents lookup and one
- * enqueue per group.
+ * then advance) of jobs running at the same time are grouped: one query, one round trip for the insert and the
+ * dependents lookup, and one enqueue per group.
  *
  * Durability follows cost: a result that cost an LLM call made here is committed durably (fsync) before its
  * dependents are enqueued; any other result (SQL execution, retrieval, evaluation, an answer from the response cache)
@@ -151,23 +151,25 @@ export class StageRunner {
 
   /**
    * Stores a group's new results once by key, then moves the runs on past every member, here and now: one BullMQ
-   * job per stage instead of two. When advancing fails (Postgres away), `run.advance` jobs do it later, with their
-   * own retries, so the stage jobs themselves succeed. The insert commits before the dependents lookup starts, so
-   * of two inputs stored at once by different workers, the later lookup sees both.
+   * job per stage instead of two. The results' commit and the lookup of the stages they made ready go to Postgres in
+   * one round trip, the lookup after the commit, so of two inputs stored at once by different workers, the later
+   * lookup sees both. When storing or looking up fails (Postgres away), the jobs fail and are retried; when enqueueing
+   * or closing items fails, `run.advance` jobs do it later, with their own retries, so the stage jobs succeed.
    */
   private async commitBatch(batch: Commit[], durable: boolean): Promise<CommitOutcome[]> {
     const started = performance.now();
     const computed = batch.filter((c): c is Extract<Commit, { run: StageRun }> => c.run !== undefined);
-    const written = await this.deps.stages.saveResults(computed.map(({ p, run }) => ({
+    const stored = batch.map(({ p }) => ({ stageKey: p.stageKey, final: p.final }));
+    // A group with nothing to store only advances: its lookup is the advancer's, whose failure is left to run.advance.
+    const { written, ready } = computed.length === 0 ? { written: new Set<string>(), ready: undefined } : await this.deps.stages.saveResultsAndFindReady(computed.map(({ p, run }) => ({
       stageKey: p.stageKey, stage: p.stage, output: run.output, simulated: run.simulated ?? false,
       inputTokens: run.usage?.inputTokens, cachedInputTokens: run.usage?.cachedInputTokens, outputTokens: run.usage?.outputTokens,
       costUsd: run.costUsd, reused: run.reused, latencyMs: run.latencyMs, trace: run.trace,
       runId: p.runId, variantId: p.variantId, machine: this.machine,
-    })), { durable });
-    const stored = batch.map(({ p }) => ({ stageKey: p.stageKey, final: p.final }));
+    })), stored.map((s) => s.stageKey), { durable });
     let commitMs: CommitOutcome['commitMs'] = { store: Math.round((performance.now() - started) * 1000) / 1000 };
     try {
-      commitMs = { ...commitMs, ...await this.deps.advancer.onStagesStored(stored) };
+      commitMs = { ...commitMs, ...await this.deps.advancer.onStagesStored(stored, ready) };
     } catch (e) {
       this.deps.log({ stageKeys: stored.map((s) => s.stageKey), err: (e as Error).message }, 'advancing failed: left to run.advance jobs');
       await this.deps.queue.enqueueMany('run.advance', stored.map(({ stageKey }) => ({ payload: { stageKey }, key: stageKey })));

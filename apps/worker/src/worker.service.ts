@@ -60,8 +60,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     this.queue = new QueueClient(env.REDIS_URL, env.SQLSWEEP_QUEUE_PREFIX);
     this.sandbox = new SandboxPool({ size: env.SQLSWEEP_SANDBOX_SIZE, deadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS });
     this.budgetRedis = createRedisConnection(env.REDIS_URL, warnings);
-    // The response cache costs every LLM call about five queries (look-up, claim, late look-up, store, release): at a
-    // top-tier limit's 50 calls/s, 2 connections queued the LLM jobs behind each other once Postgres slowed down.
+    // The response cache costs every LLM call one query on a hit and two on a miss (look-up-and-claim, store-and-release):
+    // at a top-tier limit's 50 calls/s, with five queries a call then, 2 connections queued the LLM jobs behind each
+    // other once Postgres slowed down.
     this.cachePool = new Pool({ connectionString: env.DATABASE_URL, max: env.SQLSWEEP_ROLES.includes('llm') ? 8 : 2 });
     warnConnectionErrors(this.cachePool, warnings);
     const auto = env.SQLSWEEP_LLM_CONCURRENCY === 'auto' && env.SQLSWEEP_ROLES.includes('llm');

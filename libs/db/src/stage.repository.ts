@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
-import { executePrepared, type Db } from './connection';
+import { sql, type RawBuilder } from 'kysely';
+import { executePrepared, executeScript, type Db, type ScriptStep } from './connection';
+import { readyDependentsQuery, type ReadyStage } from './run.repository';
 
 export interface StageResultInput {
   stageKey: string; stage: string; output: unknown; simulated: boolean;
@@ -38,32 +39,30 @@ export class StageRepository {
   async saveResults(results: StageResultInput[], opts: { durable?: boolean } = {}): Promise<Set<string>> {
     if (results.length === 0) return new Set();
     const durable = opts.durable ?? true;
-    const rows = [...paidFirstPerKey(results)].sort((a, b) => (a.stageKey < b.stageKey ? -1 : a.stageKey > b.stageKey ? 1 : 0)).map((r) => ({
-      stage_key: r.stageKey, stage: r.stage, output: r.output, simulated: r.simulated,
-      input_tokens: r.inputTokens ?? 0, cached_input_tokens: r.cachedInputTokens ?? 0, output_tokens: r.outputTokens ?? 0,
-      cost_usd: r.costUsd ?? 0, latency_ms: r.latencyMs ?? 0, trace: r.trace ?? null, run_id: r.runId ?? null, variant_id: r.variantId ?? null,
-      machine: r.machine, reused: r.reused ?? false,
-    }));
-    // A JSON null comes out of the document as SQL NULL: an output of null is stored as JSON null, as it was given.
-    // xmax = 0 only on a row this statement inserted; an updated one (a paid write over a reused one) was written before.
     // Not durable: the statement's own transaction commits without waiting for its WAL to reach disk (set_config local
     // to it, evaluated once by the one-row join), in one round trip as a durable write.
     const asyncCommit = sql.raw(durable ? '' : ", (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit");
-    const written = await executePrepared(this.db, durable ? 'save-stage-results' : 'save-stage-results-async', sql<{ stage_key: string; inserted: boolean }>`
-      INSERT INTO stage_results (stage_key, stage, output, simulated, input_tokens, cached_input_tokens, output_tokens,
-                                 cost_usd, latency_ms, trace, run_id, variant_id, machine, reused)
-      SELECT stage_key, stage, coalesce(output, 'null'::jsonb), simulated, input_tokens, cached_input_tokens, output_tokens,
-        cost_usd, latency_ms, trace, run_id, variant_id, machine, reused
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(stage_key text, stage text, output jsonb, simulated boolean,
-        input_tokens integer, cached_input_tokens integer, output_tokens integer, cost_usd float8, latency_ms float8, trace jsonb,
-        run_id uuid, variant_id uuid, machine text, reused boolean) ${asyncCommit}
-      ON CONFLICT (stage_key) DO UPDATE SET
-        input_tokens = excluded.input_tokens, cached_input_tokens = excluded.cached_input_tokens, output_tokens = excluded.output_tokens,
-        cost_usd = excluded.cost_usd, latency_ms = excluded.latency_ms, run_id = excluded.run_id, variant_id = excluded.variant_id,
-        machine = excluded.machine, reused = false
-      WHERE stage_results.reused AND NOT excluded.reused
-      RETURNING stage_key, (xmax = 0) AS inserted`.compile(this.db));
-    return new Set(written.filter((r) => r.inserted).map((r) => r.stage_key));
+    const written = await executePrepared(this.db, durable ? 'save-stage-results' : 'save-stage-results-async', saveResultsQuery(this.db, results, asyncCommit));
+    return insertedKeys(written);
+  }
+
+  /**
+   * `saveResults`, committed, and then the stages of running runs that read any of `readyKeys` and are now ready
+   * (RunRepository.readyDependents), in one round trip: the lookup starts after the commit, so of two inputs of a
+   * stage stored at once by different workers, the later lookup sees both. Returns the keys written and the ready
+   * stages. A failure may come before or after the commit: the results are then stored or not, and storing them
+   * again is harmless.
+   */
+  async saveResultsAndFindReady(results: StageResultInput[], readyKeys: string[], opts: { durable?: boolean } = {}): Promise<{ written: Set<string>; ready: ReadyStage[] }> {
+    const lookup = { name: 'ready-dependents', query: readyDependentsQuery(this.db, readyKeys) };
+    if (results.length === 0) {
+      const [ready] = await executeScript(this.db, [lookup]);
+      return { written: new Set(), ready: ready as ReadyStage[] };
+    }
+    const save = { name: 'save-stage-results', query: saveResultsQuery(this.db, results, sql.raw('')) };
+    const steps: ScriptStep[] = ['BEGIN', ...(opts.durable ?? true ? [] : ['SET LOCAL synchronous_commit = off']), save, 'COMMIT', lookup];
+    const [written, ready] = await executeScript(this.db, steps);
+    return { written: insertedKeys(written as Array<{ stage_key: string; inserted: boolean }>), ready: ready as ReadyStage[] };
   }
 
   /** Prepared, with the keys as one array parameter: every stage job reads its inputs this way. */
@@ -117,6 +116,37 @@ export class StageRepository {
     return row?.trace;
   }
 }
+
+/**
+ * The insert of `saveResults`, rows in key order (see there), `extraJoin` joined to the document's rows (the
+ * asynchronous commit's setting, or nothing).
+ */
+function saveResultsQuery(db: Db, results: StageResultInput[], extraJoin: RawBuilder<unknown>) {
+  const rows = [...paidFirstPerKey(results)].sort((a, b) => (a.stageKey < b.stageKey ? -1 : a.stageKey > b.stageKey ? 1 : 0)).map((r) => ({
+    stage_key: r.stageKey, stage: r.stage, output: r.output, simulated: r.simulated,
+    input_tokens: r.inputTokens ?? 0, cached_input_tokens: r.cachedInputTokens ?? 0, output_tokens: r.outputTokens ?? 0,
+    cost_usd: r.costUsd ?? 0, latency_ms: r.latencyMs ?? 0, trace: r.trace ?? null, run_id: r.runId ?? null, variant_id: r.variantId ?? null,
+    machine: r.machine, reused: r.reused ?? false,
+  }));
+  // A JSON null comes out of the document as SQL NULL: an output of null is stored as JSON null, as it was given.
+  // xmax = 0 only on a row this statement inserted; an updated one (a paid write over a reused one) was written before.
+  return sql<{ stage_key: string; inserted: boolean }>`
+      INSERT INTO stage_results (stage_key, stage, output, simulated, input_tokens, cached_input_tokens, output_tokens,
+                                 cost_usd, latency_ms, trace, run_id, variant_id, machine, reused)
+      SELECT stage_key, stage, coalesce(output, 'null'::jsonb), simulated, input_tokens, cached_input_tokens, output_tokens,
+        cost_usd, latency_ms, trace, run_id, variant_id, machine, reused
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(stage_key text, stage text, output jsonb, simulated boolean,
+        input_tokens integer, cached_input_tokens integer, output_tokens integer, cost_usd float8, latency_ms float8, trace jsonb,
+        run_id uuid, variant_id uuid, machine text, reused boolean) ${extraJoin}
+      ON CONFLICT (stage_key) DO UPDATE SET
+        input_tokens = excluded.input_tokens, cached_input_tokens = excluded.cached_input_tokens, output_tokens = excluded.output_tokens,
+        cost_usd = excluded.cost_usd, latency_ms = excluded.latency_ms, run_id = excluded.run_id, variant_id = excluded.variant_id,
+        machine = excluded.machine, reused = false
+      WHERE stage_results.reused AND NOT excluded.reused
+      RETURNING stage_key, (xmax = 0) AS inserted`.compile(db);
+}
+
+const insertedKeys = (written: Array<{ stage_key: string; inserted: boolean }>) => new Set(written.filter((r) => r.inserted).map((r) => r.stage_key));
 
 /** One result per key (a statement may not update a row twice), a paid one where there is one. */
 function paidFirstPerKey(results: StageResultInput[]): StageResultInput[] {

@@ -55,15 +55,16 @@ export class Advancer {
    * Called by the worker that stored stage results, before their jobs complete (a worker lost in between leaves the
    * jobs to be retried, and the retries advance): enqueues the ready dependents and, for final stages, closes the
    * items they finish. Looks only at rows that read or end with these keys; `final: false` marks a key that ends no
-   * item.
+   * item. `ready`: the ready dependents when the caller looked them up already (after the results' commit, see
+   * StageRepository.saveResultsAndFindReady).
    */
-  async onStagesStored(stored: { stageKey: string; final?: boolean }[]): Promise<AdvanceTimings> {
+  async onStagesStored(stored: { stageKey: string; final?: boolean }[], ready?: ReadyStage[]): Promise<AdvanceTimings> {
     const lap = stopwatch();
     // Closing items (Postgres) needs nothing from the lookup and enqueue: it runs beside them, on its own connection.
     const finals = stored.filter((s) => s.final !== false).map((s) => s.stageKey);
     const closing = this.closeItemsEndingWith(finals);
     closing.catch(() => undefined); // awaited below; this only keeps a failure while the lookup runs from counting as unhandled
-    const ready = await this.runs.readyDependents(stored.map((s) => s.stageKey));
+    ready ??= await this.runs.readyDependents(stored.map((s) => s.stageKey));
     const lookup = lap();
     await this.enqueue(ready);
     const enqueue = lap();
