@@ -1,5 +1,5 @@
 import type { LlmCachedResponse, LlmCacheEntry } from '@sqlsweep/contracts';
-import type { Pool, PoolClient } from 'pg';
+import { escapeLiteral, type Pool, type PoolClient, type QueryResult } from 'pg';
 
 // Structurally the ResponseCacheStore of @sqlsweep/llm (libs/llm may not import libs/db, and this file stays free of
 // libs/llm so the dependency runs one way only); the stored shape is libs/contracts'.
@@ -20,58 +20,100 @@ interface CacheRow {
   simulation: LlmCachedResponse['simulation'] | null;
 }
 
+const RESPONSE_COLUMNS = `output, input_tokens, cached_input_tokens, output_tokens, cost_usd, latency_ms, simulated, provider,
+  model, paid_for_run, paid_for_stage, simulation`;
+
+const INSERT_RESPONSE = `INSERT INTO llm_response_cache
+  (cache_key, namespace, provider, model, template_version, output, input_tokens, cached_input_tokens,
+   output_tokens, cost_usd, latency_ms, simulated, paid_for_run, paid_for_stage, simulation)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
+
+/** A claim is taken when none exists, the old one lapsed (its owner died or stopped renewing), or it is ours already. */
+const TAKE_CLAIM = `ON CONFLICT (cache_key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+  WHERE llm_cache_claims.expires_at < now() OR llm_cache_claims.owner = excluded.owner`;
+
+function toResponse(row: CacheRow): LlmCachedResponse {
+  return {
+    output: row.output,
+    usage: { inputTokens: row.input_tokens, cachedInputTokens: row.cached_input_tokens, outputTokens: row.output_tokens },
+    costUsd: Number(row.cost_usd),
+    latencyMs: row.latency_ms,
+    simulated: row.simulated,
+    provider: row.provider,
+    model: row.model,
+    ...(row.paid_for_run || row.paid_for_stage ? { paidFor: { runId: row.paid_for_run ?? undefined, stageKey: row.paid_for_stage ?? undefined } } : {}),
+    ...(row.simulation ? { simulation: row.simulation } : {}),
+  };
+}
+
+function insertParams(entry: LlmCacheEntry): unknown[] {
+  const r = entry.response;
+  return [
+    entry.key,
+    entry.namespace,
+    entry.provider,
+    entry.model,
+    entry.templateVersion,
+    r.output,
+    r.usage.inputTokens,
+    r.usage.cachedInputTokens,
+    r.usage.outputTokens,
+    r.costUsd,
+    Math.round(r.latencyMs),
+    r.simulated,
+    r.paidFor?.runId ?? null,
+    r.paidFor?.stageKey ?? null,
+    r.simulation ? JSON.stringify(r.simulation) : null,
+  ];
+}
+
 export class LlmCacheRepository {
   constructor(private readonly db: Pool | PoolClient) {}
 
   async get(key: string): Promise<LlmCachedResponse | undefined> {
-    const { rows } = await this.db.query<CacheRow>(
-      `SELECT output, input_tokens, cached_input_tokens, output_tokens, cost_usd, latency_ms, simulated, provider, model,
-              paid_for_run, paid_for_stage, simulation
-         FROM llm_response_cache WHERE cache_key = $1`,
-      [key],
-    );
-    const row = rows[0];
-    if (!row) return undefined;
-    return {
-      output: row.output,
-      usage: { inputTokens: row.input_tokens, cachedInputTokens: row.cached_input_tokens, outputTokens: row.output_tokens },
-      costUsd: Number(row.cost_usd),
-      latencyMs: row.latency_ms,
-      simulated: row.simulated,
-      provider: row.provider,
-      model: row.model,
-      ...(row.paid_for_run || row.paid_for_stage ? { paidFor: { runId: row.paid_for_run ?? undefined, stageKey: row.paid_for_stage ?? undefined } } : {}),
-      ...(row.simulation ? { simulation: row.simulation } : {}),
-    };
+    const { rows } = await this.db.query<CacheRow>(`SELECT ${RESPONSE_COLUMNS} FROM llm_response_cache WHERE cache_key = $1`, [key]);
+    return rows[0] && toResponse(rows[0]);
   }
 
   /** First write wins: a duplicate put (a retried job, a second worker) changes nothing. */
   async put(entry: LlmCacheEntry): Promise<void> {
-    const r = entry.response;
+    await this.db.query(`${INSERT_RESPONSE} ON CONFLICT (cache_key) DO NOTHING`, insertParams(entry));
+  }
+
+  /**
+   * put(entry) and release(entry.key, owner) in one statement, so in one round trip and one transaction: the claim
+   * goes exactly when the response is stored (a failed put keeps it).
+   */
+  async putAndRelease(entry: LlmCacheEntry, owner: string): Promise<void> {
     await this.db.query(
-      `INSERT INTO llm_response_cache
-         (cache_key, namespace, provider, model, template_version, output, input_tokens, cached_input_tokens,
-          output_tokens, cost_usd, latency_ms, simulated, paid_for_run, paid_for_stage, simulation)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-       ON CONFLICT (cache_key) DO NOTHING`,
-      [
-        entry.key,
-        entry.namespace,
-        entry.provider,
-        entry.model,
-        entry.templateVersion,
-        r.output,
-        r.usage.inputTokens,
-        r.usage.cachedInputTokens,
-        r.usage.outputTokens,
-        r.costUsd,
-        Math.round(r.latencyMs),
-        r.simulated,
-        r.paidFor?.runId ?? null,
-        r.paidFor?.stageKey ?? null,
-        r.simulation ? JSON.stringify(r.simulation) : null,
-      ],
+      `WITH released AS (DELETE FROM llm_cache_claims WHERE cache_key = $1 AND owner = $16)
+       ${INSERT_RESPONSE} ON CONFLICT (cache_key) DO NOTHING`,
+      [...insertParams(entry), owner],
     );
+  }
+
+  /**
+   * The look-up of `key` and, when nothing is stored for it, claim(key, owner, ttlMs), in one round trip: two
+   * statements in one simple-protocol query (so the values are inlined as escaped literals). The second statement
+   * looks up again with a fresh snapshot (READ COMMITTED), taken after the claim: a response that another owner stored
+   * before our claim took hold (after the first statement's snapshot) is found there, so it is never paid for again.
+   * `hit` with `claimed` means exactly that: the caller releases the claim and takes the hit. The query's implicit
+   * transaction is set to READ COMMITTED first: under a server or role default of REPEATABLE READ or SERIALIZABLE
+   * both statements would share one snapshot, and the second would miss that response.
+   */
+  async lookupOrClaim(key: string, owner: string, ttlMs: number): Promise<{ hit?: LlmCachedResponse; claimed: boolean }> {
+    if (!Number.isFinite(ttlMs)) throw new Error(`claim TTL must be a finite number of milliseconds, not ${ttlMs}`);
+    const k = escapeLiteral(key);
+    const results = (await this.db.query(
+      `SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+       INSERT INTO llm_cache_claims (cache_key, owner, expires_at)
+       SELECT ${k}, ${escapeLiteral(owner)}, now() + ${Math.round(ttlMs)} * interval '1 millisecond'
+        WHERE NOT EXISTS (SELECT 1 FROM llm_response_cache WHERE cache_key = ${k})
+       ${TAKE_CLAIM};
+       SELECT ${RESPONSE_COLUMNS} FROM llm_response_cache WHERE cache_key = ${k}`,
+    )) as unknown as [QueryResult, QueryResult, QueryResult<CacheRow>];
+    const row = results[2].rows[0];
+    return { claimed: results[1].rowCount === 1, ...(row ? { hit: toResponse(row) } : {}) };
   }
 
   /**
@@ -81,8 +123,7 @@ export class LlmCacheRepository {
   async claim(key: string, owner: string, ttlMs: number): Promise<boolean> {
     const { rowCount } = await this.db.query(
       `INSERT INTO llm_cache_claims (cache_key, owner, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-       ON CONFLICT (cache_key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-       WHERE llm_cache_claims.expires_at < now() OR llm_cache_claims.owner = excluded.owner`,
+       ${TAKE_CLAIM}`,
       [key, owner, ttlMs],
     );
     return rowCount === 1;

@@ -93,8 +93,8 @@ export class BudgetedCaller {
     // What the call cost the limits once settled (not the admission estimate): what paces the next calls.
     this.onCall?.({ model: m.name, limits: budgetLimits(m.config.limits), inputTokens: settled.inputTokens, outputTokens: settled.outputTokens, waitedMs: lease?.waitedMs ?? 0, latencyMs });
     if (budget && lease) {
-      await budget.settle(lease, settled);
-      await this.learnLimits(budget, m, result.rateLimit);
+      await budget.settleAndObserve(lease, settled, result.rateLimit);
+      this.noteHigherLimits(m, result.rateLimit);
     }
     const previous = this.meanOutput.get(m.name);
     this.meanOutput.set(m.name, previous === undefined ? result.usage.outputTokens : previous * 0.9 + result.usage.outputTokens * 0.1);
@@ -116,9 +116,14 @@ export class BudgetedCaller {
 
   /** Feeds the provider's rate-limit headers to the shared budget, and reports a declared limit below the server's. */
   private async learnLimits(budget: RateBudget, m: ResolvedModel, obs: RateLimitObservation): Promise<void> {
-    const declared = budgetLimits(m.config.limits);
-    await budget.observe(m.name, declared, obs);
+    await budget.observe(m.name, budgetLimits(m.config.limits), obs);
+    this.noteHigherLimits(m, obs);
+  }
+
+  /** Reports (once per model) a declared limit below what the provider's headers announce. */
+  private noteHigherLimits(m: ResolvedModel, obs: RateLimitObservation): void {
     if (this.allowsMore.has(m.name)) return;
+    const declared = budgetLimits(m.config.limits);
     const tokenField = declared.accounting === 'single-tpm' ? 'tpm' : 'inputTpm';
     const more = [
       obs.limitRequests !== undefined && obs.limitRequests > declared.rpm * 1.05 ? `rpm ${obs.limitRequests} (declared ${declared.rpm})` : '',

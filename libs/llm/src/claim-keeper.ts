@@ -54,13 +54,35 @@ export class ClaimKeeper {
   ) {}
 
   async claim(key: string): Promise<boolean> {
+    return (await this.claimWith(key, async (owner, ttlMs) => ({ claimed: await this.store.claim(key, owner, ttlMs) }))).claimed;
+  }
+
+  /** Claims `key` through `attempt`, a store call that may do more in the same round trip (a look-up), and holds it if claimed. */
+  async claimWith<T extends { claimed: boolean }>(key: string, attempt: (owner: string, ttlMs: number) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('LlmClient is closed');
-    const won = await this.store.claim(key, this.owner, this.lifetime.ttlMs);
-    if (won) {
+    const result = await attempt(this.owner, this.lifetime.ttlMs);
+    if (result.claimed) {
       this.held.add(key);
       this.schedule(this.lifetime.renewEveryMs);
     }
-    return won;
+    return result;
+  }
+
+  /**
+   * Ends the claim on `key` through `end`, a store call that deletes it along with other work (storing the response).
+   * When `end` fails the claim is still held, and renewed, as before; the error is the caller's.
+   */
+  async releaseWith(key: string, end: (owner: string) => Promise<void>): Promise<void> {
+    const held = this.held.delete(key);
+    try {
+      await end(this.owner);
+    } catch (err) {
+      if (held && !this.closed) {
+        this.held.add(key);
+        this.schedule(this.lifetime.renewEveryMs);
+      }
+      throw err;
+    }
   }
 
   /** Stops renewing `key` and deletes its claim; a failed delete only leaves the claim to lapse. */

@@ -24,6 +24,14 @@ export interface ResponseCacheStore {
   /** Extends `owner`'s claims on `keys` (re-creating lost ones); returns the keys it holds now. */
   renew?(keys: string[], owner: string, ttlMs: number): Promise<string[]>;
   release?(key: string, owner: string): Promise<void>;
+  /**
+   * Optional, with the claims (saves round trips): get(key) and, when nothing is stored, claim(key, owner, ttlMs) in
+   * one round trip. It must find a response stored before the claim took hold (as a get after the claim would):
+   * `hit` then comes with `claimed` true, and the caller releases the claim.
+   */
+  lookupOrClaim?(key: string, owner: string, ttlMs: number): Promise<{ hit?: CachedLlmResponse; claimed: boolean }>;
+  /** Optional, with the claims: put(entry) and release(entry.key, owner) in one round trip; a failed put keeps the claim. */
+  putAndRelease?(entry: CacheEntry, owner: string): Promise<void>;
 }
 
 export interface CacheKeyParts {

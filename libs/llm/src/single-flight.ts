@@ -1,7 +1,7 @@
 import { ClaimKeeper, claimLifetime } from './claim-keeper';
 import { isRefusedByStore, KeptResponses } from './kept-responses';
 import type { ResolvedModel } from './model-resolution';
-import { fromCache, requestCacheKey, type CacheEntry, type ResponseCacheStore } from './response-cache';
+import { fromCache, requestCacheKey, type CacheEntry, type CachedLlmResponse, type ResponseCacheStore } from './response-cache';
 import type { LlmRequest, LlmResponse } from './types';
 
 export type ProviderCaller = (m: ResolvedModel, req: LlmRequest, maxTokens: number) => Promise<LlmResponse>;
@@ -61,22 +61,21 @@ export class SingleFlightCalls {
 
   private async cachedCall(m: ResolvedModel, req: LlmRequest, maxTokens: number, key: string): Promise<LlmResponse> {
     const cache = this.opts.cache;
-    if (cache) {
-      const started = Date.now();
-      const kept = this.kept.get(key);
-      if (kept) {
-        this.opts.log({ msg: 'llm response served from memory (not yet stored: the cache store was unreachable)', ...req.attribution, model: m.name, key, ...kept.usage });
-        return fromCache(kept, Date.now() - started);
-      }
-      const hit = await cache.get(key);
-      if (hit) {
-        this.opts.log({ msg: 'llm cache hit', ...req.attribution, model: m.name, key, ...hit.usage });
-        return fromCache(hit, Date.now() - started);
-      }
+    if (!cache) return this.opts.call(m, req, maxTokens);
+    const started = Date.now();
+    const kept = this.kept.get(key);
+    if (kept) {
+      this.opts.log({ msg: 'llm response served from memory (not yet stored: the cache store was unreachable)', ...req.attribution, model: m.name, key, ...kept.usage });
+      return fromCache(kept, Date.now() - started);
     }
-    if (cache && this.claims) return this.claimedCall(m, req, maxTokens, key, cache, this.claims);
+    if (this.claims) return this.claimedCall(m, req, maxTokens, key, cache, this.claims, started);
+    const hit = await cache.get(key);
+    if (hit) {
+      this.opts.log({ msg: 'llm cache hit', ...req.attribution, model: m.name, key, ...hit.usage });
+      return fromCache(hit, Date.now() - started);
+    }
     const response = await this.opts.call(m, req, maxTokens);
-    if (cache) await this.storeOrKeep(cache, key, req, response);
+    await this.storeOrKeep(cache, key, req, response);
     return response;
   }
 
@@ -85,30 +84,52 @@ export class SingleFlightCalls {
    * lands, or take over when the owner gives up (an error, which is never cached) or its claim lapses (its owner
    * died: a live owner renews its claim while the call is in flight, see ClaimKeeper).
    */
-  private async claimedCall(m: ResolvedModel, req: LlmRequest, maxTokens: number, key: string, cache: ResponseCacheStore, claims: ClaimKeeper): Promise<LlmResponse> {
-    const started = Date.now();
-    for (;;) {
-      if (await claims.claim(key)) {
-        let stored = true;
-        try {
-          // The previous owner may have finished between our cache miss and this claim.
-          const late = await cache.get(key);
-          if (late) return fromCache(late, Date.now() - started);
-          const response = await this.opts.call(m, req, maxTokens);
-          stored = await this.storeOrKeep(cache, key, req, response);
-          return response;
-        } finally {
-          // A kept response holds its claim until it is stored (KeptResponses releases it then).
-          if (stored) await claims.release(key);
-        }
-      }
-      await new Promise((r) => setTimeout(r, 100));
-      const hit = await cache.get(key);
+  private async claimedCall(m: ResolvedModel, req: LlmRequest, maxTokens: number, key: string, cache: ResponseCacheStore, claims: ClaimKeeper, started: number): Promise<LlmResponse> {
+    for (let waited = false; ; waited = true) {
+      const { hit, claimed } = await this.lookUpOrClaim(key, cache, claims);
       if (hit) {
-        this.opts.log({ msg: 'llm cache hit after waiting for another process', ...req.attribution, model: m.name, key, ...hit.usage });
+        // Claimed too: the previous owner stored the response between our miss and our claim.
+        if (claimed) void claims.release(key);
+        this.opts.log({ msg: waited ? 'llm cache hit after waiting for another process' : 'llm cache hit', ...req.attribution, model: m.name, key, ...hit.usage });
         return fromCache(hit, Date.now() - started);
       }
+      if (claimed) return this.paidClaimedCall(m, req, maxTokens, key, cache, claims);
+      await new Promise((r) => setTimeout(r, 100));
     }
+  }
+
+  /** One round trip where the store can (lookupOrClaim), else a get, a claim and, when claimed, a get again. */
+  private async lookUpOrClaim(key: string, cache: ResponseCacheStore, claims: ClaimKeeper): Promise<{ hit?: CachedLlmResponse; claimed: boolean }> {
+    if (cache.lookupOrClaim) return claims.claimWith(key, (owner, ttlMs) => cache.lookupOrClaim!(key, owner, ttlMs));
+    const hit = await cache.get(key);
+    if (hit) return { hit, claimed: false };
+    if (!(await claims.claim(key))) return { claimed: false };
+    // The previous owner may have finished between our cache miss and this claim.
+    const late = await cache.get(key);
+    return { claimed: true, ...(late ? { hit: late } : {}) };
+  }
+
+  /** The paid call under our claim; the claim is released once its response is stored, or at once if it fails. */
+  private async paidClaimedCall(m: ResolvedModel, req: LlmRequest, maxTokens: number, key: string, cache: ResponseCacheStore, claims: ClaimKeeper): Promise<LlmResponse> {
+    let response: LlmResponse;
+    try {
+      response = await this.opts.call(m, req, maxTokens);
+    } catch (err) {
+      await claims.release(key);
+      throw err;
+    }
+    if (!cache.putAndRelease) {
+      // A kept response holds its claim until it is stored (KeptResponses releases it then).
+      if (await this.storeOrKeep(cache, key, req, response)) await claims.release(key);
+      return response;
+    }
+    const entry = cacheEntry(key, req, response);
+    try {
+      await claims.releaseWith(key, (owner) => cache.putAndRelease!(entry, owner));
+    } catch (err) {
+      if (this.refusedOrKept(entry, req, err)) await claims.release(key);
+    }
+    return response;
   }
 
   /**
@@ -121,13 +142,18 @@ export class SingleFlightCalls {
       await cache.put(entry);
       return true;
     } catch (err) {
-      if (isRefusedByStore(err)) {
-        this.opts.log({ severity: 'warn', msg: 'llm response refused by the cache store: returned, not cached', ...req.attribution, model: response.model, key, err: (err as Error).message });
-        return true;
-      }
-      this.kept.keep(entry, err as Error);
-      return false;
+      return this.refusedOrKept(entry, req, err);
     }
+  }
+
+  /** After a failed put: true when the store refused the entry (it is not cached), false when it is kept to store later. */
+  private refusedOrKept(entry: CacheEntry, req: LlmRequest, err: unknown): boolean {
+    if (isRefusedByStore(err)) {
+      this.opts.log({ severity: 'warn', msg: 'llm response refused by the cache store: returned, not cached', ...req.attribution, model: entry.model, key: entry.key, err: (err as Error).message });
+      return true;
+    }
+    this.kept.keep(entry, err as Error);
+    return false;
   }
 }
 
