@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { runScript, type RedisScript } from './rate-budget';
 
 // Registers the caller until now + ttl (Redis's clock, as the budget's), drops the lapsed ones, counts the live ones.
-const HEARTBEAT = `
+const HEARTBEAT_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[2])
@@ -11,6 +12,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('PEXPIRE', KEYS[1], ttl * 2)
 return redis.call('ZCARD', KEYS[1])
 `;
+const HEARTBEAT: RedisScript = { name: 'sqlsweepModelCallersHeartbeat', keys: 1, lua: HEARTBEAT_LUA };
 
 /**
  * The processes calling a model lately, in Redis beside the model's rate budget (`<prefix>:{<model>}:callers`): each
@@ -35,7 +37,7 @@ export class ModelCallers {
 
   /** Registers this process as a caller of each model; returns how many processes call each (this one included). */
   async heartbeat(models: string[]): Promise<Map<string, number>> {
-    const counts = await Promise.all(models.map((m) => this.redis.eval(HEARTBEAT, 1, this.key(m), this.id, this.ttlMs) as Promise<number>));
+    const counts = await Promise.all(models.map((m) => runScript(this.redis, HEARTBEAT, [this.key(m)], [this.id, this.ttlMs]) as Promise<number>));
     return new Map(models.map((m, i) => [m, Number(counts[i])]));
   }
 

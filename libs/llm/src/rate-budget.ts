@@ -37,6 +37,8 @@ export interface BudgetSettlement {
 export interface RateBudget {
   acquire(req: BudgetRequest): Promise<BudgetLease>;
   settle(lease: BudgetLease, actual: BudgetSettlement): Promise<void>;
+  /** settle() then observe() for the same model, as one step (after an answer: one round trip instead of two). */
+  settleAndObserve(lease: BudgetLease, actual: BudgetSettlement, obs: RateLimitObservation): Promise<void>;
   /**
    * Learns from the provider's rate-limit headers: its per-minute limits (a declared limit above the server's is
    * replaced by it, for every process, for `learnedTtlMs`) and what is left now (the bucket is lowered to it).
@@ -74,12 +76,38 @@ export interface RedisRateBudgetOptions {
   maxWaitMs?: number;
 }
 
+/** A Lua script run by its SHA1 (EVALSHA) under a command `name` defined on the connection. */
+export interface RedisScript {
+  name: string;
+  keys: number;
+  lua: string;
+}
+
+/** The script names defined per connection: each is defined once, so its SHA is known there from its first run on. */
+const definedScripts = new WeakMap<Redis | Cluster, Set<string>>();
+
+/**
+ * Runs `script` with `keys` and `args` on `redis` (one server, Sentinel or Cluster; a connection several users
+ * share). ioredis sends EVALSHA, and EVAL with the whole text only the first time on each socket or after Redis
+ * answered NOSCRIPT (a restart, a failover, SCRIPT FLUSH).
+ */
+export function runScript(redis: Redis | Cluster, script: RedisScript, keys: string[], args: (string | number)[]): Promise<unknown> {
+  let names = definedScripts.get(redis);
+  if (!names) definedScripts.set(redis, (names = new Set()));
+  if (!names.has(script.name)) {
+    // Defining it again would make a new Script whose sockets have not loaded it: EVAL again, once per socket.
+    redis.defineCommand(script.name, { numberOfKeys: script.keys, lua: script.lua });
+    names.add(script.name);
+  }
+  return (redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[script.name](...keys, ...args);
+}
+
 // Token buckets for requests (r), input or single tokens (i) and output tokens (o), refilled continuously from
 // Redis's clock so every machine agrees. A bucket may go into debt by one call larger than its capacity, so a call
 // bigger than the burst is still admitted once the bucket is full. Limits learned from the provider's headers
 // (KEYS[6]) replace declared ones that are higher. Concurrency is a sorted set of leases scored by expiry.
 // Interactive callers that must wait register in a sorted set; nightly callers yield while any is registered.
-const ACQUIRE = `
+const ACQUIRE_LUA = `
 local bucket, leases, block, waiting, paused, learned = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local rpm, itpm, otpm, conc = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local inTok, outTok, id, leaseMs, priority = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8]), ARGV[9]
@@ -127,42 +155,57 @@ redis.call('PEXPIRE', leases, leaseMs + 60000)
 redis.call('ZREM', waiting, id)
 return {1, 0}
 `;
+const ACQUIRE: RedisScript = { name: 'sqlsweepBudgetAcquire', keys: 6, lua: ACQUIRE_LUA };
 
 // Reconciles a lease with reported usage: the difference between estimate and actual goes back into (or is
 // taken from) the buckets, which may go into debt. Then the concurrency slot is freed.
-const SETTLE = `
-local bucket, leases = KEYS[1], KEYS[2]
-local dr, di, do_, id = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local capR, capI, capO = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-redis.call('ZREM', leases, id)
-if redis.call('EXISTS', bucket) == 0 then return 0 end
-local s = redis.call('HMGET', bucket, 'r', 'i', 'o')
-redis.call('HSET', bucket, 'r', math.min(capR, tonumber(s[1]) + dr), 'i', math.min(capI, tonumber(s[2]) + di), 'o', math.min(capO, tonumber(s[3]) + do_))
-return 1
+// a: the changes of requests, tokens, output tokens; the lease's id; the three capacities.
+const SETTLE_FN = `
+local function settle(bucket, leases, a)
+  local dr, di, do_, id = tonumber(a[1]), tonumber(a[2]), tonumber(a[3]), a[4]
+  local capR, capI, capO = tonumber(a[5]), tonumber(a[6]), tonumber(a[7])
+  redis.call('ZREM', leases, id)
+  if redis.call('EXISTS', bucket) == 0 then return 0 end
+  local s = redis.call('HMGET', bucket, 'r', 'i', 'o')
+  redis.call('HSET', bucket, 'r', math.min(capR, tonumber(s[1]) + dr), 'i', math.min(capI, tonumber(s[2]) + di), 'o', math.min(capO, tonumber(s[3]) + do_))
+  return 1
+end
 `;
 
-// ARGV 1-3: remaining requests, tokens, output tokens; 4-6: the provider's per-minute limits; -1 where not said.
-const OBSERVE = `
-local bucket, learned = KEYS[1], KEYS[2]
-local fields = {'r', 'i', 'o'}
-for k = 1, 3 do
-  local limit = tonumber(ARGV[k + 3])
-  if limit > 0 then redis.call('HSET', learned, fields[k], limit) end
-end
-redis.call('PEXPIRE', learned, tonumber(ARGV[7]))
-if redis.call('EXISTS', bucket) == 0 then return 0 end
-for k = 1, 3 do
-  local remaining = tonumber(ARGV[k])
-  if remaining >= 0 then
-    local v = tonumber(redis.call('HGET', bucket, fields[k]))
-    if v > remaining then redis.call('HSET', bucket, fields[k], remaining) end
+// a 1-3: remaining requests, tokens, output tokens; 4-6: the provider's per-minute limits; -1 where not said;
+// 7: how long the learned limits last.
+const OBSERVE_FN = `
+local function observe(bucket, learned, a)
+  local fields = {'r', 'i', 'o'}
+  for k = 1, 3 do
+    local limit = tonumber(a[k + 3])
+    if limit > 0 then redis.call('HSET', learned, fields[k], limit) end
   end
+  redis.call('PEXPIRE', learned, tonumber(a[7]))
+  if redis.call('EXISTS', bucket) == 0 then return 0 end
+  for k = 1, 3 do
+    local remaining = tonumber(a[k])
+    if remaining >= 0 then
+      local v = tonumber(redis.call('HGET', bucket, fields[k]))
+      if v > remaining then redis.call('HSET', bucket, fields[k], remaining) end
+    end
+  end
+  return 1
 end
-return 1
 `;
+
+const SETTLE: RedisScript = { name: 'sqlsweepBudgetSettle', keys: 2, lua: `${SETTLE_FN}return settle(KEYS[1], KEYS[2], ARGV)` };
+const OBSERVE: RedisScript = { name: 'sqlsweepBudgetObserve', keys: 2, lua: `${OBSERVE_FN}return observe(KEYS[1], KEYS[2], ARGV)` };
+// Both after an answer, in one round trip: the same functions, SETTLE's arguments then OBSERVE's.
+const SETTLE_OBSERVE: RedisScript = {
+  name: 'sqlsweepBudgetSettleObserve',
+  keys: 3,
+  lua: `${SETTLE_FN}${OBSERVE_FN}settle(KEYS[1], KEYS[2], {unpack(ARGV, 1, 7)})
+return observe(KEYS[1], KEYS[3], {unpack(ARGV, 8, 14)})`,
+};
 
 // The block, and buckets emptied to refill from its end: what waited is then admitted at the budget's rate.
-const BLOCK = `
+const BLOCK_LUA = `
 local t = redis.call('TIME')
 local untilMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
 if untilMs > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], untilMs, 'PX', tonumber(ARGV[1]) + 1000) end
@@ -173,6 +216,7 @@ redis.call('HSET', KEYS[2], 'r', lvl[1], 'i', lvl[2], 'o', lvl[3], 't', untilMs)
 redis.call('PEXPIRE', KEYS[2], 3600000)
 return 1
 `;
+const BLOCK: RedisScript = { name: 'sqlsweepBudgetBlock', keys: 2, lua: BLOCK_LUA };
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -238,10 +282,7 @@ export class RedisRateBudget implements RateBudget {
     const id = randomUUID();
     const keys = ['bucket', 'leases', 'block', 'waiting', 'paused', 'learned'].map((p) => this.key(req.model, p));
     for (;;) {
-      const [granted, waitMs] = (await this.redis.eval(
-        ACQUIRE,
-        keys.length,
-        ...keys,
+      const [granted, waitMs] = (await runScript(this.redis, ACQUIRE, keys, [
         req.limits.rpm,
         req.limits.inputTpm,
         req.limits.outputTpm,
@@ -253,7 +294,7 @@ export class RedisRateBudget implements RateBudget {
         req.priority,
         this.scale,
         this.burst(req.limits),
-      )) as [number, number];
+      ])) as [number, number];
       if (granted === 1) {
         return { id, model: req.model, limits: req.limits, inputTokens: req.inputTokens, outputTokens: req.outputTokens, waitedMs: Date.now() - started };
       }
@@ -271,12 +312,24 @@ export class RedisRateBudget implements RateBudget {
   }
 
   async settle(lease: BudgetLease, actual: BudgetSettlement): Promise<void> {
+    await runScript(this.redis, SETTLE, [this.key(lease.model, 'bucket'), this.key(lease.model, 'leases')], this.settleArgs(lease, actual));
+  }
+
+  async observe(model: string, _limits: BudgetLimits, obs: RateLimitObservation): Promise<void> {
+    const args = this.observeArgs(obs);
+    if (args) await runScript(this.redis, OBSERVE, [this.key(model, 'bucket'), this.key(model, 'learned')], args);
+  }
+
+  async settleAndObserve(lease: BudgetLease, actual: BudgetSettlement, obs: RateLimitObservation): Promise<void> {
+    const args = this.observeArgs(obs);
+    if (!args) return this.settle(lease, actual);
+    const keys = ['bucket', 'leases', 'learned'].map((p) => this.key(lease.model, p));
+    await runScript(this.redis, SETTLE_OBSERVE, keys, [...this.settleArgs(lease, actual), ...args]);
+  }
+
+  private settleArgs(lease: BudgetLease, actual: BudgetSettlement): (string | number)[] {
     const [capR, capI, capO] = this.caps(lease.limits);
-    await this.redis.eval(
-      SETTLE,
-      2,
-      this.key(lease.model, 'bucket'),
-      this.key(lease.model, 'leases'),
+    return [
       actual.refundRequest ? 1 : 0,
       lease.inputTokens - actual.inputTokens,
       lease.outputTokens - actual.outputTokens,
@@ -284,13 +337,14 @@ export class RedisRateBudget implements RateBudget {
       capR,
       capI,
       capO,
-    );
+    ];
   }
 
-  async observe(model: string, _limits: BudgetLimits, obs: RateLimitObservation): Promise<void> {
+  /** OBSERVE's arguments, or undefined when the headers said nothing. */
+  private observeArgs(obs: RateLimitObservation): number[] | undefined {
     const values = [obs.remainingRequests, obs.remainingInputTokens, obs.remainingOutputTokens, obs.limitRequests, obs.limitInputTokens, obs.limitOutputTokens];
-    if (values.every((v) => v === undefined)) return;
-    await this.redis.eval(OBSERVE, 2, this.key(model, 'bucket'), this.key(model, 'learned'), ...values.map((v) => v ?? -1), this.learnedTtlMs);
+    if (values.every((v) => v === undefined)) return undefined;
+    return [...values.map((v) => v ?? -1), this.learnedTtlMs];
   }
 
   async learnedLimits(model: string): Promise<{ rpm?: number; inputTpm?: number; outputTpm?: number }> {
@@ -299,7 +353,7 @@ export class RedisRateBudget implements RateBudget {
   }
 
   async blockFor(model: string, ms: number): Promise<void> {
-    await this.redis.eval(BLOCK, 2, this.key(model, 'block'), this.key(model, 'bucket'), Math.max(1, Math.ceil(ms)));
+    await runScript(this.redis, BLOCK, [this.key(model, 'block'), this.key(model, 'bucket')], [Math.max(1, Math.ceil(ms))]);
   }
 
   async pause(model: string, reason: string): Promise<void> {

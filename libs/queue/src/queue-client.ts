@@ -64,13 +64,14 @@ export class QueueClient {
     }
   }
 
-  /** Of these job ids, those kept as completed or failed: one round trip. */
+  /** Of these job ids, those kept as completed or failed: one round trip, two commands whatever their number. */
   private async finishedIds(queue: Queue, ids: string[]): Promise<Set<string>> {
-    const pipeline = this.connection.pipeline();
-    for (const id of ids) pipeline.zscore(queue.keys.completed, id).zscore(queue.keys.failed, id);
-    const replies = (await pipeline.exec()) ?? [];
-    const scored = (reply: [Error | null, unknown] | undefined) => typeof reply?.[1] === 'string';
-    return new Set(ids.filter((_, i) => scored(replies[2 * i]) || scored(replies[2 * i + 1])));
+    const replies = (await this.connection.pipeline().zmscore(queue.keys.completed, ...ids).zmscore(queue.keys.failed, ...ids).exec()) ?? [];
+    const [completed, failed] = replies.map(([err, scores]) => {
+      if (err) throw err;
+      return scores as Array<string | null>;
+    });
+    return new Set(ids.filter((_, i) => completed[i] !== null || failed[i] !== null));
   }
 
   async depths(): Promise<Record<string, Record<string, number>>> {

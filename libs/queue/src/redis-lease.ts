@@ -10,19 +10,31 @@ return 0`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
 
 /**
+ * The lease's scripts as commands of its connection: sent by SHA (EVALSHA), their text only on a socket's first run or
+ * after NOSCRIPT.
+ */
+type LeaseCommands = {
+  leaseHold(key: string, owner: string, ttlMs: string): Promise<unknown>;
+  leaseRelease(key: string, owner: string): Promise<unknown>;
+};
+
+/**
  * A lease in Redis that one owner at a time holds: taken with SET NX PX, kept by renewing it within `ttlMs`, and lost
  * to another owner when not renewed (its holder died or cannot reach Redis). Not a lock for correctness: whatever
  * runs under it must stay safe if two holders overlap for a moment.
  */
 export class RedisLease {
   readonly owner = randomUUID();
-  private readonly redis: RedisClient;
+  private readonly redis: RedisClient & LeaseCommands;
   private held = false;
 
   constructor(redisUrl: string, readonly key: string, readonly ttlMs: number, warnings: ThrottledWarnings = connectionWarnings()) {
     // A command fails after one reconnection attempt instead of waiting for Redis: an unreachable Redis means the
     // lease is not held, and the caller tries again later.
-    this.redis = newRedisClient(redisUrl, { maxRetriesPerRequest: 1 });
+    const redis = newRedisClient(redisUrl, { maxRetriesPerRequest: 1 });
+    redis.defineCommand('leaseHold', { numberOfKeys: 1, lua: HOLD });
+    redis.defineCommand('leaseRelease', { numberOfKeys: 1, lua: RELEASE });
+    this.redis = redis as RedisClient & LeaseCommands;
     this.redis.on('error', warnings.listener('redis'));
   }
 
@@ -34,7 +46,7 @@ export class RedisLease {
   /** Takes the lease when free, or renews it when this owner holds it; false when another owner does or Redis is away. */
   async hold(): Promise<boolean> {
     try {
-      this.held = Number(await this.redis.eval(HOLD, 1, this.key, this.owner, String(this.ttlMs))) === 1;
+      this.held = Number(await this.redis.leaseHold(this.key, this.owner, String(this.ttlMs))) === 1;
     } catch {
       this.held = false;
     }
@@ -43,7 +55,7 @@ export class RedisLease {
 
   /** Gives the lease up (when this owner holds it) and disconnects. */
   async close(): Promise<void> {
-    if (this.held) await this.redis.eval(RELEASE, 1, this.key, this.owner).catch(() => undefined);
+    if (this.held) await this.redis.leaseRelease(this.key, this.owner).catch(() => undefined);
     this.held = false;
     this.redis.disconnect();
   }
