@@ -1,9 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { join } from 'node:path';
+import { cpus, getPriority, setPriority } from 'node:os';
+import { childEnv, sandboxChildEntry } from './child-entry';
 import type { ChildLimits, ChildMessage, ChildRequest } from './child-protocol';
 import type { ExecuteRequest, TimedExecutionResult } from './execution-result';
+import { copyResult, executionKey, isDeterministicSql, isLasting, ResultMemo } from './result-memo';
 
 export interface SandboxPoolOptions {
   /** Number of child processes (default: number of cores). */
@@ -23,12 +24,37 @@ export interface SandboxPoolOptions {
   maxSqlLength?: number;
   /** Keep one idle child started so a killed child is replaced at once (default true). */
   standby?: boolean;
+  /**
+   * A busy child counts as slow once its query has run this long (default 200 ms). While requests wait and every
+   * child is busy, each slow child lets the pool start one extra child for the waiting requests. A slow query (not a
+   * timing one, `repeat` > 1) also runs at a lower scheduling priority (nice + 10) until it ends.
+   */
+  slowAfterMs?: number;
+  /** Most extra children alive at once (default `size * 2`; 0: never more than `size`). */
+  maxExtra?: number;
+  /** An extra child idle this long is stopped (default 1 000 ms). */
+  extraIdleMs?: number;
+  /** Most recent results kept to answer identical requests without running them (default 2 000; 0: none kept). */
+  memoEntries?: number;
+  /** Most approximate bytes of kept results, over all of them (default 32 MiB). */
+  memoBytes?: number;
+  /**
+   * How long a timeout is kept (default 10 minutes): it depends on the machine's load as well as on the query, so a
+   * later sweep served by the same worker process tries again. Other results are kept until evicted.
+   */
+  memoTimeoutMs?: number;
+}
+
+/** A result, and whether it belongs to the query (answered by the child, or its deadline) rather than to the pool. */
+interface Outcome {
+  result: TimedExecutionResult;
+  ownVerdict: boolean;
 }
 
 interface Job {
   req: ChildRequest;
   deadlineMs: number;
-  resolve: (r: TimedExecutionResult) => void;
+  resolve: (o: Outcome) => void;
   reject: (err: Error) => void;
 }
 
@@ -47,13 +73,27 @@ interface Slot {
   /** The last bytes the child wrote to stderr, quoted when it dies unexpectedly. */
   stderrTail: string;
   killSentAt?: bigint;
+  /** Started beyond `size` for requests waiting behind slow queries; stopped once idle. */
+  extra?: boolean;
+  idleTimer?: NodeJS.Timeout;
+  /** Fires when the job has run `slowAfterMs`; `slow` is set from then until the job ends. */
+  slowTimer?: NodeJS.Timeout;
+  slow?: boolean;
+  /** The child runs SLOW_NICE_STEP below the pool's own priority while its slow query lasts. */
+  niced?: boolean;
 }
 
-const CHILD_ENTRY = join(__dirname, 'sandbox-child');
 const MEMORY_POLL_MS = 20;
 const MAX_START_FAILURES = 3;
 const STDERR_TAIL_CHARS = 2000;
 const PAGE_SIZE = 4096;
+const SLOW_AFTER_MS = 200;
+/** How much lower a child's scheduling priority is while a slow query runs: quick queries and starting children go first. */
+const SLOW_NICE_STEP = 10;
+const EXTRA_IDLE_MS = 1_000;
+const MEMO_ENTRIES = 2_000;
+const MEMO_BYTES = 32 * 1024 * 1024;
+const MEMO_TIMEOUT_MS = 10 * 60_000;
 
 /** Resident set size of a process in bytes, or undefined where /proc is not available. */
 function residentBytes(pid: number | undefined): number | undefined {
@@ -72,12 +112,43 @@ const lastLine = (text: string): string =>
     .filter((l) => l.length > 0 && !/^[#<]/.test(l))
     .pop() ?? '';
 
-/** A pool of child processes that run untrusted SQL read-only, one query per child at a time. */
+/**
+ * A pool of child processes that run untrusted SQL read-only, one query per child at a time. Requests wait behind
+ * slow queries at most about `slowAfterMs` (extra children, bounded by `maxExtra`), and an identical request
+ * (`repeat` 1) runs once: it joins the one in flight or is answered from a bounded memo of recent results.
+ */
 export class SandboxPool {
   private readonly limits: ChildLimits;
   private readonly size: number;
   private readonly defaultDeadlineMs: number;
+  private readonly slowAfterMs: number;
+  private readonly maxExtra: number;
+  private readonly extraIdleMs: number;
   private readonly slots: Slot[] = [];
+  private readonly extras: Slot[] = [];
+  /** Idle extras stopped, not yet reported gone. */
+  private readonly retiring = new Set<Slot>();
+  private readonly memo: ResultMemo;
+  private readonly memoTimeoutMs: number;
+  /** The nice value children start with (the pool's own). */
+  private readonly baseNice = getPriority();
+  /**
+   * Set once a child could not get its priority back: an unprivileged process (the image's USER node, without
+   * CAP_SYS_NICE and with RLIMIT_NICE 0) may lower a priority but never raise it again. Slow queries then keep their
+   * priority rather than cost a child each.
+   */
+  private reniceRefused = false;
+  private readonly inFlight = new Map<string, Promise<TimedExecutionResult>>();
+  /** Queries sent to children (memo hits and requests that joined one in flight are not counted). */
+  executions = 0;
+  /** Requests answered from the memo of recent results. */
+  memoHits = 0;
+  /** Requests that joined an identical one in flight. */
+  sharedHits = 0;
+  /** Extra children started, and stopped once idle; the most alive at once. */
+  extrasStarted = 0;
+  extrasRetired = 0;
+  peakExtras = 0;
   private standby?: Slot;
   private readonly useStandby: boolean;
   private readonly queue: Job[] = [];
@@ -104,32 +175,84 @@ export class SandboxPool {
       heapMb: opts.heapMb ?? 512,
       maxSqlLength: opts.maxSqlLength ?? 100_000,
     };
+    this.slowAfterMs = opts.slowAfterMs ?? SLOW_AFTER_MS;
+    this.maxExtra = Math.max(0, opts.maxExtra ?? this.size * 2);
+    this.extraIdleMs = opts.extraIdleMs ?? EXTRA_IDLE_MS;
+    this.memoTimeoutMs = opts.memoTimeoutMs ?? MEMO_TIMEOUT_MS;
+    this.memo = new ResultMemo({ maxEntries: opts.memoEntries ?? MEMO_ENTRIES, maxBytes: opts.memoBytes ?? MEMO_BYTES });
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
     this.useStandby = opts.standby ?? true;
     if (this.useStandby) this.standby = this.spawn();
   }
 
+  /**
+   * Runs one query. With `repeat` 1 (or none), a request identical to one in flight or recently answered (same
+   * database file, SQL and deadline; see `executionKey`) is not run again: it gets a copy of that result, with the
+   * `elapsedMs` of the run that produced it (the query's time, not this request's wait). Kept: what the child
+   * answered (rows, errors) and, for `memoTimeoutMs`, timeouts (the same query under the same deadline gets the same
+   * verdict instead of holding a child for the whole deadline again); not kept: the pool's own errors (a child that
+   * died, or was killed for memory, or a closed pool) and transient SQLite errors (`isLasting`: a database that could
+   * not be opened, locks, memory, I/O). `repeat` > 1 is a timing measurement, and SQL that is not
+   * deterministic (`isDeterministicSql`: random(), the clock): always run, never shared.
+   */
   execute(req: ExecuteRequest): Promise<TimedExecutionResult> {
     if (this.broken) return Promise.reject(this.broken);
     if (this.closed) return Promise.reject(new Error('SandboxPool is closed'));
+    const repeat = Math.max(1, req.repeat ?? 1);
+    const deadlineMs = req.deadlineMs ?? this.defaultDeadlineMs;
+    // A query reading the clock or random() may answer differently each run: it always runs (an evaluation that ran
+    // every query would not give two stages, or gold and an identical prediction, one shared draw).
+    const key = repeat === 1 && isDeterministicSql(req.sql) ? executionKey(req.dbPath, req.sql, deadlineMs) : undefined;
+    if (key === undefined) return this.run(req, repeat, deadlineMs).then((o) => o.result);
+    const kept = this.memo.get(key);
+    if (kept) {
+      this.memoHits++;
+      return Promise.resolve(copyResult(kept));
+    }
+    const running = this.inFlight.get(key);
+    if (running) {
+      this.sharedHits++;
+      return running.then(copyResult);
+    }
+    const first = this.run(req, repeat, deadlineMs);
+    // The memo and later requests get a copy taken before the first caller sees (and may change) its result.
+    const shared = first
+      .then((o) => {
+        const copy = copyResult(o.result);
+        if (o.ownVerdict && isLasting(copy)) this.memo.set(key, copy, copy.status === 'timeout' ? this.memoTimeoutMs : Infinity);
+        return copy;
+      })
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, shared);
+    return shared.then(() => first).then((o) => o.result);
+  }
+
+  private run(req: ExecuteRequest, repeat: number, deadlineMs: number): Promise<Outcome> {
     return new Promise((resolve, reject) => {
-      const job: Job = {
-        req: { id: this.nextId++, dbPath: req.dbPath, sql: req.sql, repeat: Math.max(1, req.repeat ?? 1) },
-        deadlineMs: req.deadlineMs ?? this.defaultDeadlineMs,
-        resolve,
-        reject,
-      };
+      const job: Job = { req: { id: this.nextId++, dbPath: req.dbPath, sql: req.sql, repeat }, deadlineMs, resolve, reject };
       this.queue.push(job);
       this.dispatch();
     });
   }
 
+  /** Extra children alive now. */
+  get extraChildren(): number {
+    return this.extras.length;
+  }
+
+  /** Results kept to answer identical requests, and their approximate size in bytes. */
+  get memoStats(): { entries: number; bytes: number; evictions: number } {
+    return { entries: this.memo.size, bytes: this.memo.bytes, evictions: this.memo.evictions };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    this.stopTimers();
+    this.memo.clear();
     for (const job of this.queue.splice(0)) {
-      job.resolve({ status: 'error', errorKind: 'runtime', message: 'sandbox pool closed', elapsedMs: 0 });
+      job.resolve({ result: { status: 'error', errorKind: 'runtime', message: 'sandbox pool closed', elapsedMs: 0 }, ownVerdict: false });
     }
-    const children = [...this.slots, ...(this.standby ? [this.standby] : []), ...this.dying];
+    const children = [...this.slots, ...this.extras, ...(this.standby ? [this.standby] : []), ...this.dying, ...this.retiring];
     await Promise.all(
       children.map(
         (slot) =>
@@ -149,9 +272,10 @@ export class SandboxPool {
   }
 
   private spawn(): Slot {
-    const isTs = __filename.endsWith('.ts');
-    const child = fork(`${CHILD_ENTRY}${isTs ? '.ts' : '.js'}`, [JSON.stringify(this.limits), String(process.pid)], {
-      execArgv: [...(isTs ? ['-r', require.resolve('@swc-node/register')] : []), `--max-old-space-size=${this.limits.heapMb}`],
+    const entry = sandboxChildEntry('sandbox-child');
+    const child = fork(entry.modulePath, [JSON.stringify(this.limits), String(process.pid)], {
+      execArgv: [...entry.execArgv, `--max-old-space-size=${this.limits.heapMb}`],
+      env: childEnv(entry),
       // stderr is kept, not inherited: a dying child's output must not look like the parent's own.
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
@@ -174,29 +298,29 @@ export class SandboxPool {
       this.startFailures = 0;
       this.noteReplaced(slot);
     } else if (slot.job && slot.job.req.id === msg.id && !slot.killedFor) {
-      clearTimeout(slot.timer);
-      clearInterval(slot.memoryWatch);
+      this.stopJobTimers(slot);
       const job = slot.job;
       slot.job = undefined;
-      job.resolve(msg.result);
+      job.resolve({ result: msg.result, ownVerdict: true });
+      if (slot.niced && !this.restorePriority(slot)) this.recycle(slot);
     }
     this.dispatch();
   }
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
-    clearTimeout(slot.timer);
-    clearInterval(slot.memoryWatch);
+    this.stopJobTimers(slot);
     if (this.dying.delete(slot)) {
       if (slot.killSentAt !== undefined) this.reapLatenciesMs.push(Number(process.hrtime.bigint() - slot.killSentAt) / 1e6);
       return;
     }
+    if (this.retiring.delete(slot)) return;
     const job = slot.job;
     slot.job = undefined;
     if (job && slot.startedAt !== undefined) {
       const elapsedMs = Number(process.hrtime.bigint() - slot.startedAt) / 1e6;
       const how = signal ? `signal ${signal}` : `exit code ${code}`;
       const said = lastLine(slot.stderrTail);
-      job.resolve({ status: 'error', errorKind: 'runtime', message: `sandbox process died (${how})${said ? `: ${said}` : ''}`, elapsedMs });
+      job.resolve({ result: { status: 'error', errorKind: 'runtime', message: `sandbox process died (${how})${said ? `: ${said}` : ''}`, elapsedMs }, ownVerdict: false });
     }
     if (this.closed) return;
     if (!slot.started && ++this.startFailures >= MAX_START_FAILURES) {
@@ -214,8 +338,13 @@ export class SandboxPool {
     this.replace(slot);
   }
 
-  /** Puts the standby (or a fresh child) in the place of a dead or killed one. */
+  /** Puts the standby (or a fresh child) in the place of a dead or killed one; a dead extra is only dropped. */
   private replace(slot: Slot): void {
+    if (slot.extra) {
+      this.dropExtra(slot);
+      this.dispatch();
+      return;
+    }
     const index = this.slots.indexOf(slot);
     if (index < 0 || this.closed) return;
     const replacement = this.standby ?? this.spawn();
@@ -229,8 +358,9 @@ export class SandboxPool {
   private giveUp(message: string): void {
     this.broken = new Error(message);
     for (const job of this.queue.splice(0)) job.reject(this.broken);
-    for (const s of [...this.slots, ...(this.standby ? [this.standby] : [])]) s.child.kill('SIGKILL');
+    for (const s of [...this.slots, ...this.extras, ...(this.standby ? [this.standby] : [])]) s.child.kill('SIGKILL');
     this.closed = true;
+    this.stopTimers();
   }
 
   private noteReplaced(slot: Slot): void {
@@ -245,8 +375,7 @@ export class SandboxPool {
    */
   private kill(slot: Slot, why: 'timeout' | 'memory'): void {
     if (slot.killedFor) return;
-    clearTimeout(slot.timer);
-    clearInterval(slot.memoryWatch);
+    this.stopJobTimers(slot);
     slot.killedFor = why;
     slot.ready = false;
     slot.child.kill('SIGKILL');
@@ -258,9 +387,11 @@ export class SandboxPool {
       const elapsedMs = Number(slot.killSentAt - slot.startedAt) / 1e6;
       if (why === 'timeout') {
         this.killLatenciesMs.push(elapsedMs - job.deadlineMs);
-        job.resolve({ status: 'timeout', elapsedMs });
+        job.resolve({ result: { status: 'timeout', elapsedMs }, ownVerdict: true });
       } else {
-        job.resolve({ status: 'error', errorKind: 'runtime', message: `memory limit of ${this.limits.heapMb} MiB exceeded`, elapsedMs });
+        // Not the query's own verdict: a child's resident set also holds what earlier queries left behind.
+        const message = `memory limit of ${this.limits.heapMb} MiB exceeded`;
+        job.resolve({ result: { status: 'error', errorKind: 'runtime', message, elapsedMs }, ownVerdict: false });
       }
     }
     this.replace(slot);
@@ -285,19 +416,135 @@ export class SandboxPool {
   }
 
   private dispatch(): void {
-    for (const slot of this.slots) {
+    if (this.closed) return;
+    this.serveQueue();
+    if (this.queue.length > 0 && this.growForSlowQueries()) this.serveQueue();
+    for (const slot of this.extras) if (slot.ready && !slot.job && !slot.idleTimer) this.armRetire(slot);
+  }
+
+  private serveQueue(): void {
+    for (const slot of [...this.slots, ...this.extras]) {
       if (this.queue.length === 0) return;
-      if (!slot.ready || slot.job) continue;
-      const job = this.queue.shift()!;
-      slot.job = job;
-      slot.startedAt = process.hrtime.bigint();
-      slot.killedFor = undefined;
-      this.armDeadline(slot, job.deadlineMs);
-      slot.memoryWatch = setInterval(() => {
-        const rss = residentBytes(slot.child.pid);
-        if (rss !== undefined && rss > this.limits.heapMb * 1024 * 1024) this.kill(slot, 'memory');
-      }, MEMORY_POLL_MS);
-      slot.child.send(job.req);
+      if (slot.ready && !slot.job) this.start(slot, this.queue.shift()!);
     }
+  }
+
+  private start(slot: Slot, job: Job): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+    slot.job = job;
+    slot.startedAt = process.hrtime.bigint();
+    slot.killedFor = undefined;
+    this.armDeadline(slot, job.deadlineMs);
+    slot.memoryWatch = setInterval(() => {
+      const rss = residentBytes(slot.child.pid);
+      if (rss !== undefined && rss > this.limits.heapMb * 1024 * 1024) this.kill(slot, 'memory');
+    }, MEMORY_POLL_MS);
+    slot.slowTimer = setTimeout(() => this.becameSlow(slot), this.slowAfterMs);
+    this.executions++;
+    slot.child.send(job.req);
+  }
+
+  private becameSlow(slot: Slot): void {
+    slot.slowTimer = undefined;
+    if (!slot.job || this.closed) return;
+    slot.slow = true;
+    if (slot.job.req.repeat === 1 && !this.reniceRefused && slot.child.pid !== undefined) {
+      try {
+        setPriority(slot.child.pid, Math.min(19, this.baseNice + SLOW_NICE_STEP));
+        slot.niced = true;
+      } catch {
+        // the child is gone (its 'exit' follows) or the system refuses: it keeps its priority
+      }
+    }
+    if (this.queue.length > 0) this.dispatch();
+  }
+
+  /** Back to the pool's own priority once the slow query ended; false where the system refuses (no CAP_SYS_NICE, or the child is gone). */
+  private restorePriority(slot: Slot): boolean {
+    try {
+      setPriority(slot.child.pid!, this.baseNice);
+      slot.niced = false;
+      return true;
+    } catch (err) {
+      // A child gone already (ESRCH) says nothing about the system's permission.
+      if ((err as { info?: { code?: string } }).info?.code !== 'ESRCH') this.reniceRefused = true;
+      return false;
+    }
+  }
+
+  /** An idle child that cannot get its priority back is stopped; a regular one is replaced as a dead one would be. */
+  private recycle(slot: Slot): void {
+    this.retiring.add(slot);
+    slot.child.kill('SIGKILL');
+    if (this.closed) return; // nothing may start after close(): its children would outlive the pool
+    if (slot.extra) {
+      this.dropExtra(slot);
+      return;
+    }
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    this.slots[index] = this.standby ?? this.spawn();
+    this.standby = this.useStandby ? this.spawn() : undefined;
+  }
+
+  private stopJobTimers(slot: Slot): void {
+    clearTimeout(slot.timer);
+    clearInterval(slot.memoryWatch);
+    clearTimeout(slot.slowTimer);
+    slot.slowTimer = undefined;
+    slot.slow = false;
+  }
+
+  /**
+   * Every child is busy and requests wait: each child whose query has run past `slowAfterMs` allows one extra child
+   * (at most `maxExtra`), so the waiting requests get about as many children as there are cores not held by slow
+   * queries. Extras still starting count against the waiting requests.
+   */
+  private growForSlowQueries(): boolean {
+    const slow = [...this.slots, ...this.extras].filter((s) => s.job && s.slow).length;
+    let starting = this.extras.filter((s) => !s.ready).length;
+    let added = false;
+    while (this.extras.length < Math.min(this.maxExtra, slow) && starting < this.queue.length) {
+      if (!this.addExtra().ready) starting++;
+      added = true;
+    }
+    return added;
+  }
+
+  /** The standby becomes the extra when there is one (and is replaced); else a fresh child is started. */
+  private addExtra(): Slot {
+    let slot = this.standby;
+    if (slot) this.standby = this.spawn();
+    else slot = this.spawn();
+    slot.extra = true;
+    this.extras.push(slot);
+    this.extrasStarted++;
+    this.peakExtras = Math.max(this.peakExtras, this.extras.length);
+    return slot;
+  }
+
+  private armRetire(slot: Slot): void {
+    slot.idleTimer = setTimeout(() => {
+      slot.idleTimer = undefined;
+      if (slot.job || this.closed || !this.extras.includes(slot)) return;
+      this.dropExtra(slot);
+      this.retiring.add(slot);
+      this.extrasRetired++;
+      slot.child.kill('SIGKILL'); // idle, read-only: nothing to lose
+    }, this.extraIdleMs);
+    slot.idleTimer.unref();
+  }
+
+  private dropExtra(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+    const i = this.extras.indexOf(slot);
+    if (i >= 0) this.extras.splice(i, 1);
+  }
+
+  private stopTimers(): void {
+    for (const s of this.extras) clearTimeout(s.idleTimer);
+    for (const s of [...this.slots, ...this.extras]) clearTimeout(s.slowTimer);
   }
 }
