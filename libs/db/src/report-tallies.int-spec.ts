@@ -110,6 +110,34 @@ describe('report tallies: progress and scores brought up to date from rows creat
     expect((await reports.stageProgress(runId)).find((s) => s.stage === 'c-evaluate')!.done).toBe(1);
   });
 
+  it('answers a read while a refresh of the same run is held up, without waiting for it', async () => {
+    await reports.stageProgress(runId); // this process has counted the run: later reads need not wait
+    await new Promise((r) => setTimeout(r, 2100)); // past the 2 s between refreshes: the next read starts one
+    await save('c-evaluate', 'e11');
+    const blocker = new Client({ connectionString: t.url });
+    await blocker.connect();
+    try {
+      // The refresh waits for this lock on the run's watermark; a read that waited for the refresh would hang here.
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM run_tally_marks WHERE run_id = $1 FOR UPDATE', [runId]);
+      const read = await Promise.race([reports.stageProgress(runId), new Promise<'waited'>((r) => setTimeout(() => r('waited'), 1500))]);
+      expect(read).not.toBe('waited');
+      expect(read).toEqual(await countedStageProgress(t, runId));
+      await blocker.query('COMMIT');
+    } finally {
+      await blocker.end();
+    }
+  });
+
+  it('after another process forgot the tallies, a read that would not wait still answers in full', async () => {
+    const other = new ReportRepository(t.db);
+    const counted = await countedStageProgress(t, runId);
+    expect(await other.stageProgress(runId)).toEqual(counted); // this process has counted the run: later reads need not wait
+    await new Promise((r) => setTimeout(r, 2100)); // past the 2 s between refreshes: the next read starts one
+    await reports.tallies.forget(runId);
+    expect(await other.stageProgress(runId)).toEqual(counted);
+  });
+
   it('counts a run once when many readers refresh it at the same time', async () => {
     await save('c-evaluate', 'e10', 'e01');
     await new Promise((r) => setTimeout(r, 1200));

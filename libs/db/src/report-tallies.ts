@@ -60,13 +60,30 @@ export class ReportTallies {
     return p;
   }
 
+  /**
+   * Before a read: the first read of a run in this process waits for the refresh (it may count the run's plan), later
+   * ones start it and go on without waiting, as a read is exact without it (it adds the tail since the watermark).
+   * So a poll that falls on a refresh after a burst of results does not wait for the burst to be counted. A read that
+   * did not wait and finds no tallies (another process's `forget` dropped them) waits for the refresh and reads again.
+   */
+  private async freshRead<T>(runId: string, read: () => Promise<T[]>): Promise<T[]> {
+    if (!this.refreshedAt.has(runId)) {
+      await this.refresh(runId);
+      return read();
+    }
+    this.refresh(runId).catch(() => undefined); // a failed refresh is tried again by the next read
+    const rows = await read();
+    if (rows.length > 0) return rows;
+    await this.refresh(runId);
+    return read();
+  }
+
   /** Per stage kind: the stored tallies plus the results created since their watermark (counted now, not stored). */
   async stageTallies(runId: string): Promise<StageTallyRow[]> {
-    await this.refresh(runId);
     // The tallies and their watermark in one statement: the tail below starts exactly where these stop.
-    const { rows } = await sql<StageTallyRow & { watermark: Date }>`
+    const rows = await this.freshRead(runId, async () => (await sql<StageTallyRow & { watermark: Date }>`
       SELECT t.stage, t.planned, t.done, t.paid_cost_usd AS "paidCostUsd", m.watermark
-      FROM run_tally_marks m JOIN run_stage_tallies t ON t.run_id = m.run_id WHERE m.run_id = ${runId} ORDER BY t.stage`.execute(this.db);
+      FROM run_tally_marks m JOIN run_stage_tallies t ON t.run_id = m.run_id WHERE m.run_id = ${runId} ORDER BY t.stage`.execute(this.db)).rows);
     if (rows.length === 0) return [];
     const { rows: tail } = await stageResultsSince(runId, rows[0].watermark, null).execute(this.db);
     const add = new Map(tail.map((t) => [t.stage, t]));
@@ -75,13 +92,12 @@ export class ReportTallies {
 
   /** Per variant and dimension: the stored tallies plus the item results created since their watermark. */
   async itemTallies(runId: string, dims: ItemTallyRow['dim'][]): Promise<ItemTallyRow[]> {
-    await this.refresh(runId);
-    const { rows } = await sql<ItemTallyRow & { watermark: Date | null }>`
+    const rows = await this.freshRead(runId, async () => (await sql<ItemTallyRow & { watermark: Date | null }>`
       SELECT m.watermark, t.variant_id AS "variantId", t.dim, t.key, t.items, t.correct, t.errors, t.parse_failures AS "parseFailures",
         t.input_tokens AS "inputTokens", t.output_tokens AS "outputTokens", t.cost_usd AS "costUsd", t.latency_ms AS "latencyMs", t.simulated,
         t.metric_sum AS "metricSum"
       FROM run_tally_marks m LEFT JOIN run_item_tallies t ON t.run_id = m.run_id AND t.dim = ANY(${dims}::text[])
-      WHERE m.run_id = ${runId} ORDER BY t.variant_id, t.dim, t.key`.execute(this.db);
+      WHERE m.run_id = ${runId} ORDER BY t.variant_id, t.dim, t.key`.execute(this.db)).rows);
     if (rows.length === 0) return [];
     const { rows: tail } = await sql<ItemTallyRow>`
       SELECT variant_id AS "variantId", dim, key, items, correct, errors, parse_failures AS "parseFailures", input_tokens AS "inputTokens",
