@@ -7,7 +7,7 @@
 import { replicaPathOf } from '@sqlsweep/datasets';
 import { queryRows } from '@sqlsweep/db';
 import { HostNetwork, netnsUnavailableReason, WorkerHosts } from '@sqlsweep/infra';
-import { callsClaimedBy, storedFingerprint, waitFor, type TestDatabase } from '@sqlsweep/testing';
+import { accountRun, callsClaimedBy, storedFingerprint, waitFor, zeroShotSweep } from '@sqlsweep/testing';
 import { runIdOf } from './support/cli-output';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { birdCorrect } from './support/independent-ex';
@@ -17,34 +17,6 @@ jest.setTimeout(120_000);
 const unavailable = netnsUnavailableReason();
 if (unavailable) console.log(`hosts e2e skipped: ${unavailable}`);
 const describeHosts = unavailable ? describe.skip : describe;
-
-const sweep = (name: string, temperature: number) => `name: ${name}
-dataset: minibench
-split: dev
-items: { limit: 30 }
-models: [sim-strong, sim-weak]
-pipelines:
-  - pipeline: zero-shot
-    grid:
-      temperature: [${temperature}]
-seed: 7
-`;
-
-type Db = TestDatabase['db'];
-
-/** Items planned and with a result, errored ones, stage failures, and rows stored beyond one per key. */
-async function accountRun(db: Db, runId: string) {
-  const rows = await queryRows<{ status: string; itemsPlanned: number; itemsWithResult: number; itemsErrored: number; duplicatedRows: number; stageFailures: number }>(db)`
-    SELECT (SELECT status FROM runs WHERE id = ${runId}) AS "status",
-      (SELECT count(DISTINCT (variant_id, item_id)) FROM run_stages WHERE run_id = ${runId})::int AS "itemsPlanned",
-      (SELECT count(DISTINCT (variant_id, item_id)) FROM item_results WHERE run_id = ${runId})::int AS "itemsWithResult",
-      (SELECT count(*) FILTER (WHERE errored) FROM item_results WHERE run_id = ${runId})::int AS "itemsErrored",
-      (SELECT count(*) - count(DISTINCT (variant_id, item_id)) FROM item_results WHERE run_id = ${runId})::int
-        + (SELECT count(*) - count(DISTINCT stage_key) FROM stage_results)::int
-        + (SELECT count(*) - count(DISTINCT stage_key) FROM stage_failures WHERE run_id = ${runId})::int AS "duplicatedRows",
-      (SELECT count(*) FROM stage_failures WHERE run_id = ${runId})::int AS "stageFailures"`;
-  return rows[0];
-}
 
 describeHosts('worker hosts in network namespaces', () => {
   let e2e: E2eStack;
@@ -67,7 +39,7 @@ describeHosts('worker hosts in network namespaces', () => {
   });
 
   it('runs a sweep to the end on two hosts, every item once, its EX confirmed independently', async () => {
-    const result = await e2e.runSweep(e2e.writeFile('hosts-a.yaml', sweep('hosts-a', 0)), 90_000);
+    const result = await e2e.runSweep(e2e.writeFile('hosts-a.yaml', zeroShotSweep('hosts-a', 30, 0)), 90_000);
     expect(result.code).toBe(0);
     const runId = runIdOf(result.stdout);
     const account = await accountRun(e2e.db, runId);
@@ -86,7 +58,7 @@ describeHosts('worker hosts in network namespaces', () => {
 
   it('takes over a cut-off host\'s jobs with nothing lost or stored twice, and its late writes change nothing', async () => {
     const [victim, survivor] = hosts.workers;
-    const cli = e2e.startSweep(e2e.writeFile('hosts-b.yaml', sweep('hosts-b', 0.5)));
+    const cli = e2e.startSweep(e2e.writeFile('hosts-b.yaml', zeroShotSweep('hosts-b', 30, 0.5)));
     // Cut it off while it has LLM calls in flight.
     await waitFor('the victim host to hold LLM calls', async () => {
       if (cli.exited) throw new Error(`sqlsweep exited before the partition:\n${cli.stdout}\n${cli.stderr}`);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { queryRows } from '@sqlsweep/db';
 import { findRedisBinaries, REDIS_CONF, startPrivateSentinelGroup, type PrivateSentinelGroup } from '@sqlsweep/infra';
 import { QueueClient, queueNames } from '@sqlsweep/queue';
-import { startWorkers, waitFor, type Proc } from '@sqlsweep/testing';
+import { startWorkers, waitFor, zeroShotSweep, type Proc } from '@sqlsweep/testing';
 import { runIdOf } from './support/cli-output';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
 import { startOrchestrator, type Orchestrator } from './support/orchestrator';
@@ -26,17 +26,6 @@ const unavailable = typeof binaries === 'string' ? binaries : undefined;
 if (unavailable) console.log(`redis failover e2e skipped: ${unavailable}`);
 const describeFailover = unavailable ? describe.skip : describe;
 
-const sweep = (name: string, limit: number, temperature: number) => `name: ${name}
-dataset: minibench
-split: dev
-items: { limit: ${limit} }
-models: [sim-strong, sim-weak]
-pipelines:
-  - pipeline: zero-shot
-    grid:
-      temperature: [${temperature}]
-seed: 7
-`;
 const token = 'failover-test-token-0123456789';
 
 const jobStates = ['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'] as const;
@@ -111,7 +100,7 @@ describeFailover('Redis failover through Sentinel mid-sweep', () => {
     const started = Date.now();
     // Run A: started by the CLI, which follows it through the failover. Its own stall check (re-planning after 15 s
     // by default) is held off: recovering lost jobs is the reconciler's.
-    const cli = e2e.startSweep(e2e.writeFile('failover-a.yaml', sweep('failover-a', 24, 0)), ['--stall-seconds', '600']);
+    const cli = e2e.startSweep(e2e.writeFile('failover-a.yaml', zeroShotSweep('failover-a', 24, 0)), ['--stall-seconds', '600']);
     await waitFor('run A to be under way', async () => {
       if (cli.exited) throw new Error(`sqlsweep exited before the failover:\n${cli.stdout}\n${cli.stderr}`);
       return (await storedStageResults(e2e.db, 'zero-shot.generate')) >= 4 ? true : undefined;
@@ -124,7 +113,7 @@ describeFailover('Redis failover through Sentinel mid-sweep', () => {
     const cutAt = Date.now();
     const created = await fetch(`${orchestrator.url}/api/runs`, {
       method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ config: sweep('failover-b', 12, 0.5) }),
+      body: JSON.stringify({ config: zeroShotSweep('failover-b', 12, 0.5) }),
     });
     expect(created.status).toBe(201);
     const runB = ((await created.json()) as { runId: string }).runId;

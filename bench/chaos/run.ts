@@ -12,8 +12,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeF
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createTestDatabase, runCli, type RunningCli } from '@sqlsweep/testing';
-import { accountRun } from './accounting';
+import { accountRun, createTestDatabase, runCli, type RunningCli } from '@sqlsweep/testing';
 import { BASE_SIM, faultFree, faults, type Scenario } from './faults';
 import { RunWatch } from './run-watch';
 import { ChaosServers } from './servers';

@@ -2,7 +2,7 @@
  * `npm run bench -- matrix [--variants 5 --items 20000 --samples 30]`: the items × variants matrix endpoint
  * (GET /api/runs/<id>/matrix) on a run of 100,000 item results (5 variants × 20,000 items by default), seeded by SQL
  * (bench/scale's seedSyntheticRun and fillRunResults), timed over HTTP per mode and page; writes
- * bench/results/matrix.json. A database of its own on DATABASE_URL's server, dropped afterwards.
+ * bench/results/matrix.json. On the benchmark's own Redis and Postgres (bench/private-servers.ts), removed afterwards.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { createTestDatabase } from '@sqlsweep/testing';
+import { startPrivateServers, type PrivateServers } from '../private-servers';
 import { fillRunResults, seedSyntheticRun, startOrchestrator } from '../scale/api-latency';
 
 const repoRoot = join(__dirname, '..', '..');
@@ -24,7 +25,16 @@ async function main(): Promise<void> {
   const variants = arg('--variants', 5);
   const items = arg('--items', 20_000);
   const samples = arg('--samples', 30);
-  const database = await createTestDatabase();
+  const servers = await startPrivateServers({ name: 'matrix' });
+  try {
+    await measure(servers, { variants, items, samples });
+  } finally {
+    await servers.stop();
+  }
+}
+
+async function measure(servers: PrivateServers & { postgresUrl: string }, { variants, items, samples }: { variants: number; items: number; samples: number }): Promise<void> {
+  const database = await createTestDatabase(servers.postgresUrl);
   try {
     const c = new Client({ connectionString: database.url });
     await c.connect();
@@ -38,7 +48,7 @@ async function main(): Promise<void> {
 
     const token = randomBytes(16).toString('hex');
     const api = await startOrchestrator({
-      DATABASE_URL: database.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', SQLSWEEP_QUEUE_PREFIX: `matrix_${randomBytes(4).toString('hex')}`,
+      DATABASE_URL: database.url, REDIS_URL: servers.redisUrl, SQLSWEEP_QUEUE_PREFIX: `matrix_${randomBytes(4).toString('hex')}`,
       SQLSWEEP_API_TOKEN: token, PORT: '0', LOG_LEVEL: 'warn', SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'matrix-bench-')),
     }, (line) => process.stderr.write(`${line}\n`));
     const url = api.url;
@@ -70,6 +80,7 @@ async function main(): Promise<void> {
       const out = {
         benchmark: 'matrix',
         machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((l) => Math.round(l * 100) / 100) },
+        servers: servers.description,
         run: { seededBy: 'seedSyntheticRun + fillRunResults (bench/scale/api-latency.ts)', variants, items, itemResults: filled.itemResults, seedMs: Math.round(seedMs) },
         modes,
         note: 'GET /api/runs/<id>/matrix (50 items a page) timed over HTTP against the orchestrator in its own process, one request at a time, pages spread over the whole mode after one untimed warm-up (coldMs). The page is an aggregate of the run\'s item results per item (the primary key\'s run_id prefix), the counts of all four modes, and the page\'s cells by primary key. Synthetic verdicts: every third item result wrong, none a SQL error.',

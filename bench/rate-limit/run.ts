@@ -11,6 +11,7 @@
 // openai-learned-caps is openai with every call attributed to a stage, so the client sends the stage's learned output
 // cap as max_tokens instead of --max-tokens: `comparisons` gives its answers per second over openai's.
 // --time-scale k compresses them: a 60/k s window holding the same tokens (limits k x per minute).
+// The budget's Redis is the benchmark's own (bench/private-servers.ts), started for the run and removed afterwards.
 //   node -r @swc-node/register bench/rate-limit/run.ts [--duration 180] [--workers 4] [--quick] [--modes on,off,openai,openai-high,openai-low,openai-contended,openai-herd,openai-herd-unpaced,openai-learned-caps]
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -19,6 +20,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { parseSimConfig, startLlmSimulator, type ModelStats } from '@sqlsweep/llm-sim';
+import { startPrivateServers } from '../private-servers';
 import { spiderPrompts } from './prompts';
 import type { WorkerReport } from './worker';
 
@@ -131,7 +133,7 @@ async function contend(simUrl: string, windowS: number, until: number, burst: { 
   return counts;
 }
 
-async function runMode(mode: Mode): Promise<ModeResult> {
+async function runMode(mode: Mode, redisUrl: string): Promise<ModeResult> {
   // openai-herd-unpaced calibrates the herd figures: no budget, every call only honours its 429's Retry-After, so the
   // calls blocked behind one come back at the same instant (as all of them did before the budget paced its release).
   const limiter = mode !== 'off' && mode !== 'openai-herd-unpaced';
@@ -161,7 +163,7 @@ async function runMode(mode: Mode): Promise<ModeResult> {
   let atWarmup: ModelStats | undefined;
   const children = Array.from({ length: opts.workers }, (_, workerIndex) => {
     const child = fork(join(__dirname, 'worker.ts'), [], { execArgv: ['-r', '@swc-node/register'], cwd: root });
-    child.send({ simUrl: sim.url, spiderDir, limiter, concurrency: herd ? HERD_CONCURRENCY : opts.concurrency, workerIndex, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', redisPrefix, limits, ...openaiArgs });
+    child.send({ simUrl: sim.url, spiderDir, limiter, concurrency: herd ? HERD_CONCURRENCY : opts.concurrency, workerIndex, redisUrl, redisPrefix, limits, ...openaiArgs });
     const ready = new Promise<void>((resolve) => child.once('message', () => resolve()));
     return { child, workerIndex, ready };
   });
@@ -282,13 +284,18 @@ function round(x: number): number {
 
 async function main(): Promise<void> {
   const modes = opts.modes.split(',').map((m) => m.trim());
+  for (const mode of modes) if (!MODES.includes(mode as Mode)) throw new Error(`--modes: unknown mode "${mode}" (use ${MODES.join(', ')})`);
   const results: ModeResult[] = [];
-  for (const mode of modes) {
-    if (!MODES.includes(mode as Mode)) throw new Error(`--modes: unknown mode "${mode}" (use ${MODES.join(', ')})`);
-    process.stderr.write(`rate-limit bench: mode ${mode}, ${opts.workers} workers, ${duration} s ...\n`);
-    const r = await runMode(mode as Mode);
-    process.stderr.write(`${JSON.stringify(r)}\n`);
-    results.push(r);
+  const servers = await startPrivateServers({ name: 'rate-limit', postgres: false });
+  try {
+    for (const mode of modes) {
+      process.stderr.write(`rate-limit bench: mode ${mode}, ${opts.workers} workers, ${duration} s ...\n`);
+      const r = await runMode(mode as Mode, servers.redisUrl);
+      process.stderr.write(`${JSON.stringify(r)}\n`);
+      results.push(r);
+    }
+  } finally {
+    await servers.stop();
   }
   const out = {
     bench: 'rate-limit',
@@ -296,6 +303,7 @@ async function main(): Promise<void> {
     machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30) },
     setup: {
       workers: opts.workers,
+      redis: servers.description,
       concurrencyPerWorker: opts.concurrency,
       simulatorLimits: { rpm: opts.rpm, inputTpm: opts.tpm, bucketSeconds: 60 },
       simulatorLatencyMs: { median: 300, p95: 900 },

@@ -6,8 +6,9 @@
  *
  * `measureApiLatencies({ databaseUrl, redisUrl, runId })` is what bench/scale/run.ts calls on its planned run.
  * `seedSyntheticRun` makes such a run without planning (rows written by SQL) for developing this part alone:
- * `node -r @swc-node/register bench/scale/api-latency.ts [--variants 5 --items 20000 --stages 10] [--write]` (a database
- * of its own on DATABASE_URL's server, dropped afterwards; --write: bench/results/scale-api-latency.json).
+ * `node -r @swc-node/register bench/scale/api-latency.ts [--variants 5 --items 20000 --stages 10] [--write]` (on its own
+ * Redis and Postgres, bench/private-servers.ts, removed afterwards; --database-url URL [--run ID] [--keep]: that
+ * database instead of its own Postgres; --write: bench/results/scale-api-latency.json).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -302,22 +303,27 @@ async function main(): Promise<void> {
   };
   // Loaded here, not at the top: bench/scale/run.ts imports this module for measureApiLatencies alone.
   const { createTestDatabase } = await import('@sqlsweep/testing');
+  const { startPrivateServers } = await import('../private-servers');
   const given = args.indexOf('--database-url');
+  if (given < 0 && args.includes('--keep')) throw new Error('--keep needs --database-url: the benchmark\'s own Postgres is removed at the end');
+  // Failures before the try below end the servers too, as the process exits (bench/private-servers.ts).
+  const servers = await startPrivateServers({ name: 'scale-api-latency', postgres: given < 0 });
   const database = given >= 0
     ? { url: args[given + 1]!, drop: async () => undefined }
-    : await createTestDatabase();
+    : await createTestDatabase(servers.postgresUrl!); // started: no --database-url
   try {
     const seedStarted = performance.now();
     const givenRun = args.indexOf('--run');
     const runId = givenRun >= 0 ? args[givenRun + 1]! : await withClient(database.url, (c) => seedSyntheticRun(c, { variants: arg('--variants', 5), items: arg('--items', 20_000), stagesPerItem: arg('--stages', 10) }));
     process.stderr.write(`seeded run ${runId} in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
     const result = await measureApiLatencies({
-      databaseUrl: database.url, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', runId,
+      databaseUrl: database.url, redisUrl: servers.redisUrl, runId,
       itemResults: arg('--item-results', 100_000), samples: arg('--samples', 30), statusRuns: arg('--status-runs', 5),
     });
     const out = {
       benchmark: 'scale-api-latency',
       machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((l) => Math.round(l * 100) / 100) },
+      servers: given >= 0 ? `${servers.description}; the database given by --database-url` : servers.description,
       run: { seededBy: 'seedSyntheticRun', variants: arg('--variants', 5), items: arg('--items', 20_000), stagesPerItem: arg('--stages', 10) },
       ...result,
       note: 'A run planned by SQL (seedSyntheticRun: 5 variants x 20,000 items x 10 stages = 1,000,000 run_stages), its item and stage results filled by SQL (100,000 item results), then every endpoint timed over HTTP against the orchestrator in its own process, one request at a time after one untimed warm-up (coldMs; the first read of a run also counts its plan once into the tallies). status: wall time of `sqlsweep status <run>` processes; cliStartup: `sqlsweep --help` the same way (Node, SWC compiling the TypeScript and loading every command), which status includes. bench/scale/run.ts measures the same on a planned run of the scale dataset.',
@@ -328,6 +334,7 @@ async function main(): Promise<void> {
   } finally {
     if (!args.includes('--keep')) await database.drop();
     else process.stderr.write(`kept database ${database.url}\n`);
+    await servers.stop();
   }
 }
 

@@ -19,8 +19,8 @@ import { parseArgs } from 'node:util';
 import { expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
 import { queryRows } from '@sqlsweep/db';
 import { keyItemStages, pipelines } from '@sqlsweep/pipelines';
-import { createTestDatabase, removeTestQueueKeys, runCli, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
-import { setup } from '@sqlsweep/scripts';
+import { createTestDatabase, runCli, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { startPrivateServers } from '../private-servers';
 import { processCpuMs } from '../sweep/process-cpu';
 import { measureApiLatencies } from './api-latency';
 import type { PlanChildResult } from './plan-child';
@@ -139,10 +139,11 @@ async function main(): Promise<void> {
     'skip-api': { type: 'boolean', default: false },
   } });
   const targets = values.sizes.split(',').map(Number);
-  const endpoints = await setup({ allowEmbeddedPostgres: false, log: () => undefined });
-  const db = await createTestDatabase(endpoints.databaseUrl);
+  // Failures before the try below end the servers too, as the process exits (bench/private-servers.ts).
+  const servers = await startPrivateServers({ name: 'scale' });
+  const db = await createTestDatabase(servers.postgresUrl);
   const dataDir = mkdtempSync(join(tmpdir(), 'sqlsweep-bench-scale-'));
-  const env = { ...process.env, DATABASE_URL: db.url, REDIS_URL: endpoints.redisUrl, SQLSWEEP_QUEUE_PREFIX: testQueuePrefix(), SQLSWEEP_DATA_DIR: dataDir, LOG_LEVEL: 'warn',
+  const env = { ...process.env, DATABASE_URL: db.url, REDIS_URL: servers.redisUrl, SQLSWEEP_QUEUE_PREFIX: testQueuePrefix(), SQLSWEEP_DATA_DIR: dataDir, LOG_LEVEL: 'warn',
     // Planning only checks that the simulated models' provider is configured; no call is made.
     SQLSWEEP_LLM_SIM_URL: 'http://127.0.0.1:9' };
   try {
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
     let apiLatencies: unknown;
     let apiLatenciesFrom: { measuredAt: string; runStagesRows: number } | undefined;
     if (!values['skip-api'] && largestRun) {
-      apiLatencies = await measureApiLatencies({ databaseUrl: db.url, redisUrl: endpoints.redisUrl, runId: largestRun });
+      apiLatencies = await measureApiLatencies({ databaseUrl: db.url, redisUrl: servers.redisUrl, runId: largestRun });
     } else if (existsSync(resultsFile)) {
       const earlier = JSON.parse(readFileSync(resultsFile, 'utf8')) as { apiLatencies?: unknown; apiLatenciesFrom?: typeof apiLatenciesFrom; measuredAt: string; plans: Array<{ real: { runStagesRows: number } }> };
       if (earlier.apiLatencies) {
@@ -182,6 +183,7 @@ async function main(): Promise<void> {
     const result = {
       benchmark: 'scale',
       machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((l) => round(l, 2)) },
+      servers: servers.description,
       dataset: { name: dataset.name, devItems: dataset.items, generateSeconds: dataset.generateMs === undefined ? undefined : round(dataset.generateMs / 1000) },
       plans,
       ...(apiLatencies === undefined ? {} : { apiLatencies }),
@@ -192,7 +194,7 @@ async function main(): Promise<void> {
         'plannerCpuSeconds: CPU time of the planning process during planRun; postgresBackendCpuSeconds: CPU time of the Postgres backends serving the bench database meanwhile (sampled from /proc): on a 2-core machine with nothing else running, a plan takes about the larger of the two, as one chunk is stored while the next is keyed. Wall times depend on the load average recorded with the machine (this machine is shared).',
         'wallSeconds: Planner.planRun alone (admission, dataset reads, expansion, keying, reuse lookup, estimate, writes, commit, ANALYZE), not the process start. peakRssMiB: the child\'s maximum resident set (getrusage), process start included. rssMiBOverPlan: RSS sampled every 250 ms while planning.',
         'dryRun writes only the plan\'s keys (a temporary table: which keys are new to the plan, and stored) and rolls back. rowsPerSecond: run_stages rows written per second of the real plan. stageJobs: distinct stage keys still to run (variants share the stages they agree on).',
-        'The sweep is RB-SQL with N sampling temperatures x 2 simulated models over the first M dev items, N the fewest that reaches the target number of stage jobs over the whole split and M the fewest items that still do; Postgres is the shared server this machine runs for the other benchmarks.',
+        'The sweep is RB-SQL with N sampling temperatures x 2 simulated models over the first M dev items, N the fewest that reaches the target number of stage jobs over the whole split and M the fewest items that still do. Redis and Postgres are the benchmark\'s own (servers), started for the run with initdb\'s default settings.',
       ].join(' '),
       measuredAt: new Date().toISOString(),
     };
@@ -200,8 +202,8 @@ async function main(): Promise<void> {
     writeFileSync(resultsFile, `${JSON.stringify(result, null, 2)}\n`);
     console.log(JSON.stringify(result, null, 2));
   } finally {
-    await db.drop();
-    await removeTestQueueKeys(endpoints.redisUrl, { run: process.env.SQLSWEEP_TEST_RUN! }).catch(() => undefined);
+    await db.drop().catch(() => undefined);
+    await servers.stop();
   }
 }
 

@@ -4,11 +4,14 @@
  * per second, and the orchestration cost per stage job (phases timed by the workers) next to a no-op BullMQ job's
  * cost and a Postgres round trip's, measured in the same run.
  *
- *   npm run bench -- sweep [--items N] [--workers N] [--serial-items N] [--cpu-prof DIR]
+ *   npm run bench -- sweep [--items N] [--workers N] [--serial-items N] [--cpu-prof DIR] [--trace FILE]
  *
  * --cpu-prof DIR: the throughput run's workers write V8 CPU profiles (.cpuprofile) into DIR when they stop.
+ * --trace FILE: the throughput run's stage jobs as JSON lines (stage, worker pid, start and end in ms since the
+ * epoch, phases), to see when which stages ran and where the cores sat idle.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,11 +19,11 @@ import { Queue, Worker } from 'bullmq';
 import { Client } from 'pg';
 import { pipelineNames } from '@sqlsweep/contracts';
 import {
-  createTestDatabase, type Proc, removeTestQueueKeys, runCli, startSimulator, startWorkers, testQueuePrefix,
+  createTestDatabase, type Proc, runCli, startSimulator, startWorkers, testQueuePrefix,
 } from '@sqlsweep/testing';
-import { setup } from '@sqlsweep/scripts';
 import { Redis } from 'ioredis';
 import { processCpuMs, serverCpuMs, type ServerPids } from './process-cpu';
+import { startPrivateServers } from '../private-servers';
 
 const root = resolve(__dirname, '..', '..');
 
@@ -105,7 +108,11 @@ async function medianOf<T>(times: number, measure: () => Promise<T>, by: (t: T) 
   return taken.sort((a, b) => by(a) - by(b))[Math.floor(times / 2)];
 }
 
-interface StageDone { runId: string; stage: string; batch: number; inserted?: boolean; durable?: boolean; ms: Record<string, number>; commitMs: Record<string, number> }
+interface StageDone {
+  runId: string; stage: string; batch: number; inserted?: boolean; durable?: boolean; ms: Record<string, number>; commitMs: Record<string, number>;
+  /** The worker's pid and when it logged the job's end (ms since the epoch). */
+  pid: number; time: number;
+}
 type Phases = (l: StageDone) => Record<string, number>;
 const jobPhases: Phases = (l) => l.ms;
 
@@ -128,7 +135,7 @@ function weightedPhaseMeans(serial: StageDone[], mix: StageDone[], phasesOf = jo
   let weight = 0;
   for (const [stage, lines] of byStage(mix)) {
     const means = meansOf.get(stage);
-    if (!means) throw new Error(`the serial run has no ${stage} job to weigh`);
+    if (!means) continue; // too few serial items to hold this kind (see unweightedStages)
     for (const [phase, ms] of Object.entries(means)) sums[phase] = (sums[phase] ?? 0) + ms * lines.length;
     weight += lines.length;
   }
@@ -147,6 +154,47 @@ function costliestStages(lines: StageDone[], top = 8) {
 }
 
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
+
+interface RoundTrips { postgresQueries: number; redisCommands: number; byKind: Record<string, number> }
+
+/**
+ * The Postgres queries and Redis commands the workers have sent so far, summed (round-trip-counter.ts): each worker
+ * is signalled and its written counts are awaited.
+ */
+async function roundTripsSoFar(dir: string, pids: number[]): Promise<RoundTrips> {
+  const read = (pid: number) => {
+    try {
+      return JSON.parse(readFileSync(join(dir, `round-trips-${pid}.json`), 'utf8')) as RoundTrips & { snapshots: number };
+    } catch {
+      return undefined;
+    }
+  };
+  const total: RoundTrips = { postgresQueries: 0, redisCommands: 0, byKind: {} };
+  for (const pid of pids) {
+    const before = read(pid)?.snapshots ?? 0;
+    process.kill(pid, 'SIGUSR2');
+    const deadline = Date.now() + 10_000;
+    let counts = read(pid);
+    while (!counts || counts.snapshots <= before) {
+      if (Date.now() > deadline) throw new Error(`worker ${pid} wrote no round-trip counts`);
+      await sleep(20);
+      counts = read(pid);
+    }
+    total.postgresQueries += counts.postgresQueries;
+    total.redisCommands += counts.redisCommands;
+    for (const [kind, n] of Object.entries(counts.byKind)) total.byKind[kind] = (total.byKind[kind] ?? 0) + n;
+  }
+  return total;
+}
+
+/** One JSON line per stage job: its stage, worker, start and end (ms since the epoch) and phases. */
+function writeTrace(file: string, jobs: StageDone[]): void {
+  const lines = jobs.map((j) => {
+    const ms = Object.values(j.ms ?? {}).reduce((t, x) => t + x, 0);
+    return JSON.stringify({ stage: j.stage, pid: j.pid, start: round(j.time - ms), end: j.time, ms: j.ms, commitMs: j.commitMs, batch: j.batch });
+  });
+  writeFileSync(file, `${lines.join('\n')}\n`);
+}
 
 /** The postmaster (parent of a backend of ours) and the Redis server (its INFO) that this benchmark uses. */
 async function serverPids(databaseUrl: string, redisUrl: string): Promise<ServerPids> {
@@ -177,11 +225,11 @@ function storeByDurability(lines: StageDone[]) {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { items: { type: 'string', default: '75' }, workers: { type: 'string', default: '2' }, 'serial-items': { type: 'string', default: '3' }, 'cpu-prof': { type: 'string' } } });
-  const endpoints = await setup({ allowEmbeddedPostgres: false, log: () => undefined });
+  const { values } = parseArgs({ options: { items: { type: 'string', default: '75' }, workers: { type: 'string', default: '2' }, 'serial-items': { type: 'string', default: '3' }, 'cpu-prof': { type: 'string' }, trace: { type: 'string' } } });
+  const endpoints = await startPrivateServers({ name: 'sweep' });
   process.env.REDIS_URL = endpoints.redisUrl;
-  process.env.DATABASE_URL = endpoints.databaseUrl;
-  const db = await createTestDatabase(endpoints.databaseUrl);
+  process.env.DATABASE_URL = endpoints.postgresUrl;
+  const db = await createTestDatabase(endpoints.postgresUrl);
   const servers = await serverPids(db.url, endpoints.redisUrl);
   const sim = await startSimulator({ config: 'bench/sweep/llm-sim-zero-latency.yaml' });
   const prefix = testQueuePrefix();
@@ -190,7 +238,7 @@ async function main(): Promise<void> {
   const collect = (line: string) => {
     if (!line.includes('"stage done"')) return;
     const l = JSON.parse(line) as StageDone;
-    done.push({ runId: l.runId, stage: l.stage, batch: l.batch, inserted: l.inserted, durable: l.durable, ms: l.ms, commitMs: l.commitMs });
+    done.push({ runId: l.runId, stage: l.stage, batch: l.batch, inserted: l.inserted, durable: l.durable, ms: l.ms, commitMs: l.commitMs, pid: l.pid, time: l.time });
   };
   const sweepConfig = (name: string, items: number) => {
     const file = join(env.SQLSWEEP_DATA_DIR, `${name}.yaml`);
@@ -242,13 +290,20 @@ async function main(): Promise<void> {
     const serial = await sweep(sweepConfig('bench-serial', Number(values['serial-items'])));
     // Throughput: the default worker processes, warmed on two items, then the whole sweep.
     await stopWorkers(workers);
-    const profile = values['cpu-prof']
-      ? { SQLSWEEP_BENCH_CPU_PROF_DIR: resolve(values['cpu-prof']), NODE_OPTIONS: `--require ${require.resolve('@swc-node/register')} --require ${join(__dirname, 'cpu-profile-preload.ts')}` }
-      : {};
-    workers = watched(startWorkers(Number(values.workers), { ...env, ...profile, LOG_LEVEL: 'info' }, collect));
+    const countsDir = mkdtempSync(join(tmpdir(), 'sqlsweep-bench-counts-'));
+    const preloads = [require.resolve('@swc-node/register'), join(__dirname, 'round-trip-counter.ts'), ...(values['cpu-prof'] ? [join(__dirname, 'cpu-profile-preload.ts')] : [])];
+    const instrumented = {
+      SQLSWEEP_BENCH_COUNTS_DIR: countsDir, NODE_OPTIONS: preloads.map((p) => `--require ${p}`).join(' '),
+      ...(values['cpu-prof'] ? { SQLSWEEP_BENCH_CPU_PROF_DIR: resolve(values['cpu-prof']) } : {}),
+    };
+    workers = watched(startWorkers(Number(values.workers), { ...env, ...instrumented, LOG_LEVEL: 'info' }, collect));
     await sweep(sweepConfig('bench-warmup', 2));
+    const workerPids = workers.map((w) => w.child.pid!);
+    const tripsBefore = await roundTripsSoFar(countsDir, workerPids);
     const parallel = await sweep(sweepConfig('bench-sweep', Number(values.items)));
+    const tripsAfter = await roundTripsSoFar(countsDir, workerPids);
     const variants = await db.db.selectFrom('variants').select('id').where('run_id', '=', parallel.run.id).execute();
+    if (values.trace) writeTrace(values.trace, parallel.jobs);
     const stageJobs = parallel.run.stage_jobs;
     const planMsPerJob = parallel.planMs / stageJobs;
     // Latency: one job at a time, wall time of the phases that are not the stage's own work.
@@ -267,6 +322,7 @@ async function main(): Promise<void> {
     const result = {
       benchmark: 'sweep',
       machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((l) => round(l, 2)) },
+      servers: endpoints.description,
       pipelines: pipelineNames, variantsPerPipeline: 2, items: parallel.run.item_count, workers: Number(values.workers),
       throughput: {
         wallSeconds: round(parallel.wallMs / 1000),
@@ -276,6 +332,13 @@ async function main(): Promise<void> {
         wallMsPerStageJob: round(parallel.wallMs / stageJobs),
         meanCommitGroup: round(meanBatch, 2),
         cpuMsPerStageJob: { postgres: perJob(parallel.cpuMs.postgres), redis: perJob(parallel.cpuMs.redis), workers: perJob(parallel.cpuMs.workers), simulator: perJob(parallel.cpuMs.simulator) },
+        roundTripsPerStageJob: {
+          postgresQueries: perJob(tripsAfter.postgresQueries - tripsBefore.postgresQueries),
+          redisCommands: perJob(tripsAfter.redisCommands - tripsBefore.redisCommands),
+          byKind: Object.fromEntries(Object.entries(tripsAfter.byKind)
+            .map(([kind, n]) => [kind, perJob(n - (tripsBefore.byKind[kind] ?? 0))] as const)
+            .filter(([, n]) => n >= 0.01).sort((a, b) => b[1] - a[1])),
+        },
       },
       cost: {
         items: serial.run.item_count, stageJobs: serial.jobs.length,
@@ -294,12 +357,15 @@ async function main(): Promise<void> {
         overheadRatioToChain: round((noopSerial.ms + orchestrationMs) / noopChainMs, 2),
         overheadToDesignFloor: round((noopSerial.ms + orchestrationMs) / designFloorMs, 2),
         costliestStages: costliestStages(serial.jobs),
+        unweightedStages: [...new Set(parallel.jobs.map((j) => j.stage))].filter((stage) => !serial.jobs.some((j) => j.stage === stage)),
       },
       note: [
         'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor.',
         'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: it cost an LLM call; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
+        'unweightedStages: kinds of the sweep\'s stage jobs that the serial run did not hold (too few --serial-items), left out of the weighted means.',
+        'roundTripsPerStageJob: Postgres queries (each one round trip) and Redis commands (several may share one write in a pipeline) the worker processes sent during the sweep, per stage job: counts, so unlike the times they do not move with the machine\'s load.',
         'noopBullmqCpuMsPerJob: CPU time of the no-op jobs\' worker (this process) and Redis, per job. cpuMsPerStageJob includes the LLM client\'s response cache (Postgres) and rate budget (Redis), which are the LLM stages\' work.',
       ].join(' '),
       measuredAt: new Date().toISOString(),
@@ -311,7 +377,7 @@ async function main(): Promise<void> {
     await stopWorkers(workers);
     await sim.stop();
     await db.drop();
-    await removeTestQueueKeys(endpoints.redisUrl, { run: process.env.SQLSWEEP_TEST_RUN! });
+    await endpoints.stop();
   }
 }
 

@@ -6,3 +6,6 @@ export * from './hostile-sweeps';
 export * from './e2e-processes';
 export * from './e2e-wait';
 export * from './stored-fingerprint';
+export * from './own-redis';
+export * from './run-account';
+export * from './zero-shot-sweep';
