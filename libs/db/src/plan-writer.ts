@@ -96,6 +96,9 @@ export async function writePlan<T extends PlanTotals>(
       await tx.rollback().execute();
       return { result };
     }
+    // Fast update leaves the plan's input-keys entries in the GIN pending list, which every dependents lookup would
+    // scan until a vacuum merged it: merged now, in sorted batches, before anyone can look.
+    await sql`SELECT gin_clean_pending_list('run_stages_input_keys'::regclass)`.execute(tx);
     await tx.updateTable('runs').set({
       stage_jobs: result.stageJobs, reused_stages: result.reusedStages,
       estimated_llm_calls: result.estimate?.llmCalls ?? 0, estimated_input_tokens: result.estimate?.inputTokens ?? 0,

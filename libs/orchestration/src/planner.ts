@@ -64,7 +64,7 @@ export interface PlannerDeps {
   operatingPoints?: Omit<OperatingPointDeps, 'datasets'>;
   /** Test-only fault switches (`StageFaults`): the stages they break are keyed apart. Never set in production. */
   faults?: StageFaults;
-  /** Stages expanded, keyed and written per chunk; default `defaultPlanChunkSize`. Memory holds about two chunks. */
+  /** Stages expanded, keyed and written per chunk; default `defaultPlanChunkSize`. Memory holds a few chunks. */
   chunkSize?: number;
 }
 
@@ -80,14 +80,20 @@ export interface PlanStreamOptions {
 export const defaultPlanChunkSize = 1_000;
 
 /**
+ * Chunks keyed but not yet counted, at most: enough that neither this thread nor Postgres waits on the other when a
+ * chunk takes one of them longer than usual; memory holds this many chunks.
+ */
+const MAX_CHUNKS_IN_FLIGHT = 4;
+
+/**
  * Grid -> variants -> per-item stage graphs -> content-hashed keys, minus what is already stored. A sweep is
  * admitted first: its variant and stage-job counts are computed from the grid and item counts and checked against
  * the budget, and the dataset against what the variants need, before anything is expanded per item.
  *
  * Then the plan streams: stages are expanded and keyed in chunks (`stageChunks`, item by item), each chunk written
  * in one statement (`PlanWriter`), which also says which of its keys the plan had not met and whether a result is
- * stored for each, then counted and estimated (`PlanTally`), while the next chunk is keyed. Memory holds the items,
- * the variants' keyers and two chunks, whatever the number of stages. The whole plan is one transaction: a run is
+ * stored for each, then counted and estimated (`PlanTally`), while the next chunks are keyed. Memory holds the items,
+ * the variants' keyers and a few chunks, whatever the number of stages. The whole plan is one transaction: a run is
  * committed whole or not at all (docs/architecture.md, "Streaming plans"). A dry run takes the same path, writing
  * only the plan's keys, and rolls back.
  */
@@ -135,22 +141,27 @@ export class Planner {
     const run = opts.store ? this.runHeader(header) : undefined;
     const { runId, result } = await this.deps.runs.writePlan(run, async (writer) => {
       let stages = 0;
-      // One chunk in flight: Postgres stores a chunk while this thread keys the next one.
-      let inFlight: Promise<void> | undefined;
+      let chunks = 0;
+      // Chunks in flight: Postgres stores them, in order, while this thread keys the next ones. Each is counted once
+      // the chunks before it are (the writer's "new to the plan" answers are in plan order).
+      let counted: Promise<void> = Promise.resolve();
+      const inFlight: Array<Promise<void>> = [];
       for (const chunk of stageChunks(keyed, items.map((i) => i.itemId), chunkSize)) {
         const planned = chunk.map((c) => c.stage);
         const written = writer.add(planned);
-        written.catch(() => undefined); // awaited below, after the chunk before it
-        await inFlight;
-        inFlight = written.then(async (fresh) => {
-          await tally.add(chunk, fresh);
+        written.catch(() => undefined); // awaited in turn, below
+        counted = counted.then(async () => {
+          await tally.add(chunk, await written);
           opts.collect?.(planned);
           stages += chunk.length;
-          await opts.onChunk?.({ stages, ...writer.written });
+          chunks += 1;
+          await opts.onChunk?.({ stages, rows: writer.written.rows, chunks });
         });
-        inFlight.catch(() => undefined); // awaited with the next chunk, or after the last
+        counted.catch(() => undefined); // awaited once MAX_CHUNKS_IN_FLIGHT are, or after the last
+        inFlight.push(counted);
+        if (inFlight.length >= MAX_CHUNKS_IN_FLIGHT) await inFlight.shift();
       }
-      await inFlight;
+      await counted;
       const totals = tally.totals();
       return { stageJobs: totals.stageJobs, reusedStages: totals.reused, estimate: totals.estimate };
     });
