@@ -1,19 +1,13 @@
 import { isUnreachableError } from '@sqlsweep/db';
 import { newRedisClient } from '@sqlsweep/queue';
+import { ServiceUnreachableError, type Service } from './service-unreachable';
 
-export type Service = 'postgres' | 'redis';
+export { ServiceUnreachableError, type Service } from './service-unreachable';
 
 /** A short reason for the outage line: the error's code, else its message. */
 export function unreachableReason(e: unknown): string {
   const code = (e as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && code !== '' ? code : (e as Error)?.message ?? String(e);
-}
-
-/** Postgres or Redis stayed unreachable for longer than the command waits. */
-export class ServiceUnreachableError extends Error {
-  constructor(readonly service: Service, readonly waitedMs: number, reason: string) {
-    super(`${service} unreachable for ${Math.round(waitedMs / 1000)} s (${reason}): gave up waiting for it`);
-  }
 }
 
 /**
