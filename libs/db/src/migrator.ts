@@ -55,6 +55,44 @@ export async function migrateToLatest(databaseUrl: string, dir = migrationsDir):
   }
 }
 
+/**
+ * The migrations in `dir` that the database has not applied, read on one connection, without the migrators' lock
+ * and without reading the files; null when the database or its schema_migrations table does not exist yet.
+ */
+export async function pendingMigrations(databaseUrl: string, dir = migrationsDir): Promise<string[] | null> {
+  const names = (await readdir(dir)).filter((f) => f.endsWith('.up.sql')).map((f) => f.replace(/\.up\.sql$/, '')).sort();
+  const client = new Client({ connectionString: databaseUrl });
+  try {
+    await client.connect();
+  } catch (e) {
+    if ((e as { code?: string }).code === '3D000') return null; // invalid_catalog_name: no such database
+    throw e;
+  }
+  try {
+    const { rows } = await client.query<{ name: string }>('SELECT name FROM schema_migrations');
+    const done = new Set(rows.map((r) => r.name));
+    return names.filter((n) => !done.has(n));
+  } catch (e) {
+    if ((e as { code?: string }).code === '42P01') return null; // undefined_table: never migrated
+    throw e;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Creates the database if missing and applies pending migrations, as `ensureDatabase` then `migrateToLatest` do, but
+ * for a process that starts often (`sqlsweep status`): when the schema is already at the latest migration, one
+ * query says so and nothing else runs. A migration is recorded in the transaction that applies it, so a database
+ * that lists every migration has them all, even while another process holds the migrators' lock.
+ */
+export async function ensureMigrated(databaseUrl: string, dir = migrationsDir): Promise<string[]> {
+  const pending = await pendingMigrations(databaseUrl, dir);
+  if (pending?.length === 0) return [];
+  await ensureDatabase(databaseUrl);
+  return migrateToLatest(databaseUrl, dir);
+}
+
 /** Reverts the newest `steps` applied migrations. */
 export async function migrateDown(databaseUrl: string, steps = 1, dir = migrationsDir): Promise<string[]> {
   const migrations = new Map((await readMigrations(dir)).map((m) => [m.name, m]));

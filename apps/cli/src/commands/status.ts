@@ -1,36 +1,80 @@
 import type { Command } from 'commander';
-import { leaderboard } from '@sqlsweep/orchestration';
-import { openCore } from '../cli-env';
+import { connectionWarnings, parseRedisUrl, type CommonEnv } from '@sqlsweep/config';
+import { createDb, ensureMigrated, ReportRepository, RunRepository, type VariantRow } from '@sqlsweep/db';
+import type { ModelPause } from '@sqlsweep/llm';
+import type { RedisClient } from '@sqlsweep/queue';
+import { cliEnv, stageFaults } from '../cli-env';
 import { renderLeaderboard, renderProgress, renderResolvedKnobs, renderRunList } from '../render';
 import { pauseLines } from './models';
+
+/**
+ * A Redis connection for REDIS_URL made as @sqlsweep/queue's createRedisConnection makes it. For a single server that is
+ * ioredis with its URL, made here so as not to load the queue library (BullMQ and what it loads are about a third of
+ * this command's start); Sentinel and Cluster addresses go through the library.
+ */
+async function openRedis(redisUrl: string): Promise<RedisClient> {
+  if (parseRedisUrl(redisUrl).kind !== 'server') return (await import('@sqlsweep/queue')).createRedisConnection(redisUrl);
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+  redis.on('error', connectionWarnings().listener('redis'));
+  return redis;
+}
+
+/**
+ * The quota pauses of the models a run uses (what OrchestratorCore.pausedModels(runId) answers), on a Redis
+ * connection of its own, closed before returning.
+ */
+async function runPauses(redisUrl: string, queuePrefix: string, variants: readonly VariantRow[]): Promise<ModelPause[]> {
+  const { ModelPauses, llmBudgetPrefix } = await import('@sqlsweep/llm');
+  const redis = await openRedis(redisUrl);
+  try {
+    const used = new Set(variants.map((v) => v.model));
+    return (await new ModelPauses(redis, llmBudgetPrefix(queuePrefix)).list()).filter((p) => used.has(p.model));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * `sqlsweep status`: reads only. It opens the database alone (no orchestrator core: no model catalog, queues or
+ * planner), Redis only for a running run's pauses, and loads the reports library only for a finished run's
+ * leaderboard, so that it answers in well under a second however large the run.
+ */
+export async function showStatus(runId: string | undefined, say: (line: string) => void, env: CommonEnv = cliEnv()): Promise<void> {
+  await ensureMigrated(env.DATABASE_URL);
+  await stageFaults();
+  const db = createDb(env.DATABASE_URL);
+  try {
+    const runs = new RunRepository(db);
+    const reports = new ReportRepository(db);
+    if (!runId) {
+      say(renderRunList(await reports.runs({ limit: 20 })));
+      return;
+    }
+    const run = await runs.getRun(runId);
+    if (!run) throw new Error(`no run ${runId}`);
+    say(`run ${runId}: ${run.status}${run.simulated ? ' [simulated]' : ''}, ${run.item_count} items, ${run.stage_jobs} stage jobs planned, ${run.reused_stages} reused`);
+    if (run.status === 'failed') say(`failed: ${run.failure_reason}`);
+    const variants = await runs.getVariants(runId);
+    for (const line of renderResolvedKnobs(variants.map((v) => ({ label: v.label, resolvedKnobs: v.resolved_knobs })))) say(line);
+    say(renderProgress(await reports.stageProgress(runId)));
+    if (run.status === 'running') for (const line of pauseLines(await runPauses(env.REDIS_URL, env.SQLSWEEP_QUEUE_PREFIX, variants))) say(line);
+    if (run.status === 'done') {
+      const { leaderboard } = await import('@sqlsweep/orchestration');
+      const board = await leaderboard(reports, runId);
+      const errored = board.reduce((n, r) => n + r.errors, 0);
+      if (errored > 0) say(`${errored} of ${board.reduce((n, r) => n + r.items, 0)} item results errored (their stages failed: see the failed column)`);
+      say(renderLeaderboard(board));
+    }
+  } finally {
+    await db.destroy();
+  }
+}
 
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
     .description('show a run\'s progress per stage and, when done, its leaderboard (when failed, why); without an id, list recent runs')
     .argument('[runId]')
-    .action(async (runId: string | undefined) => {
-      const core = await openCore();
-      try {
-        if (!runId) {
-          console.log(renderRunList(await core.reports.runs({ limit: 20 })));
-          return;
-        }
-        const run = await core.runs.getRun(runId);
-        if (!run) throw new Error(`no run ${runId}`);
-        console.log(`run ${runId}: ${run.status}${run.simulated ? ' [simulated]' : ''}, ${run.item_count} items, ${run.stage_jobs} stage jobs planned, ${run.reused_stages} reused`);
-        if (run.status === 'failed') console.log(`failed: ${run.failure_reason}`);
-        for (const line of renderResolvedKnobs((await core.runs.getVariants(runId)).map((v) => ({ label: v.label, resolvedKnobs: v.resolved_knobs })))) console.log(line);
-        console.log(renderProgress(await core.reports.stageProgress(runId)));
-        if (run.status === 'running') for (const line of pauseLines(await core.pausedModels(runId))) console.log(line);
-        if (run.status === 'done') {
-          const board = await leaderboard(core.reports, runId);
-          const errored = board.reduce((n, r) => n + r.errors, 0);
-          if (errored > 0) console.log(`${errored} of ${board.reduce((n, r) => n + r.items, 0)} item results errored (their stages failed: see the failed column)`);
-          console.log(renderLeaderboard(board));
-        }
-      } finally {
-        await core.close();
-      }
-    });
+    .action(async (runId: string | undefined) => showStatus(runId, (line) => console.log(line)));
 }

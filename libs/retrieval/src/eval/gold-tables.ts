@@ -1,6 +1,13 @@
-import { Parser } from 'node-sql-parser';
+import type { Parser } from 'node-sql-parser';
 
-const parser = new Parser();
+let parser: Parser | undefined;
+
+/** node-sql-parser, loaded on first use: it takes tens of milliseconds to load, and most processes that import the retrieval library never parse gold SQL. */
+function sqlParser(): Parser {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  parser ??= new (require('node-sql-parser') as typeof import('node-sql-parser')).Parser();
+  return parser;
+}
 
 /** Removes string literals and comments so their words are never taken for identifiers. */
 function stripLiterals(sql: string): string {
@@ -33,7 +40,7 @@ export function goldTablesOf(sql: string, schemaTables: readonly string[]): Gold
   const resolve = (names: Iterable<string>) => [...new Set([...names].map((n) => byLower.get(n.toLowerCase())).filter((t): t is string => t !== undefined))].sort();
   try {
     // Entries look like "select::null::member"; the last part is the table name.
-    const list = parser.tableList(sql, { database: 'sqlite' });
+    const list = sqlParser().tableList(sql, { database: 'sqlite' });
     const tables = resolve(list.map((entry) => entry.split('::').slice(2).join('::')));
     if (tables.length > 0) return { tables, source: 'parser' };
   } catch {
