@@ -8,13 +8,15 @@
  * `seedSyntheticRun` makes such a run without planning (rows written by SQL) for developing this part alone:
  * `node -r @swc-node/register bench/scale/api-latency.ts [--variants 5 --items 20000 --stages 10] [--write]` (on its own
  * Redis and Postgres, bench/private-servers.ts, removed afterwards; --database-url URL [--run ID] [--keep]: that
- * database instead of its own Postgres; --write: bench/results/scale-api-latency.json).
+ * database instead of its own Postgres; --write: bench/results/scale-api-latency.json). `--cli-only [--done] [--bin PATH ...]
+ * [--rounds N]`: only the `sqlsweep` processes (measureCli), e.g. before/after a change on a smaller seeded run:
+ * `... api-latency.ts --cli-only --items 2000 --bin /other/checkout/bin/sqlsweep --bin bin/sqlsweep --rounds 2`.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 
@@ -51,7 +53,7 @@ export interface ApiLatencyResult {
   endpoints: Record<'runStatus' | 'leaderboard' | 'itemsPage' | 'itemDetail' | 'compare', LatencyFigures>;
   /** `sqlsweep status <run>`: wall time of the whole process, start-up included. */
   status: LatencyFigures;
-  /** `sqlsweep --help`: the CLI's start-up alone (Node, SWC compiling the TypeScript, loading every command's libraries), timed the same way. */
+  /** `sqlsweep --help`: the CLI's start-up alone (Node, the compiled TypeScript read from bin/ts-hook.js's cache, every command's module and libraries), timed the same way. */
   cliStartup: LatencyFigures;
   /** pg_total_relation_size (heap, TOAST and indexes) over the row count. */
   storage: { runStages: TableStorage; stageResults: TableStorage; itemResults: TableStorage };
@@ -176,9 +178,10 @@ async function measure(urls: () => string, token: string, samples: number): Prom
   return figures(cold, timings);
 }
 
-function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<{ wallMs: number; output: string }> {
+function runCli(env: NodeJS.ProcessEnv, args: string[], bin = join(repoRoot, 'bin', 'sqlsweep')): Promise<{ wallMs: number; output: string }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // In the checkout that holds `bin` (another one's, to compare): its CLI finds its tsconfig and data from there.
+  const child = spawn(process.execPath, [bin, ...args], { cwd: join(dirname(bin), '..'), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
@@ -189,6 +192,35 @@ function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<{ wallMs: numbe
       else resolve({ wallMs, output });
     });
   });
+}
+
+export interface CliTimingOptions {
+  /** DATABASE_URL, REDIS_URL and SQLSWEEP_QUEUE_PREFIX of the database and Redis that hold the run. */
+  env: NodeJS.ProcessEnv;
+  runId: string;
+  /** Timed processes per command, after one untimed cold start. Default 5. */
+  runs?: number;
+  /** The `sqlsweep` to time (default this checkout's bin/sqlsweep; another checkout's to compare). */
+  bin?: string;
+}
+
+/**
+ * `sqlsweep status <run>` and `sqlsweep --help` (start-up alone), each timed as whole processes, one at a time. The
+ * first process of each command (coldMs) starts on an empty TypeScript cache of its own (SQLSWEEP_TS_CACHE_DIR, a
+ * fresh folder: bin/ts-hook.js compiles what it loads, as on a fresh clone); the timed ones on the cache it left.
+ */
+export async function measureCli(o: CliTimingOptions): Promise<{ status: LatencyFigures; cliStartup: LatencyFigures }> {
+  const timeCli = async (args: string[]) => {
+    const env = { ...o.env, SQLSWEEP_TS_CACHE_DIR: join(mkdtempSync(join(tmpdir(), 'scale-cli-')), 'ts-cache') };
+    const cold = await runCli(env, args, o.bin);
+    const walls: number[] = [];
+    for (let k = 0; k < (o.runs ?? 5); k++) walls.push((await runCli(env, args, o.bin)).wallMs);
+    rmSync(dirname(env.SQLSWEEP_TS_CACHE_DIR), { recursive: true, force: true });
+    return figures(cold.wallMs, walls);
+  };
+  const status = await timeCli(['status', o.runId]);
+  const cliStartup = await timeCli(['--help']);
+  return { status, cliStartup };
 }
 
 export async function measureApiLatencies(opts: ApiLatencyOptions): Promise<ApiLatencyResult> {
@@ -236,15 +268,7 @@ export async function measureApiLatencies(opts: ApiLatencyOptions): Promise<ApiL
       compare: await measure(() => `${api.url}/api/compare?runA=${opts.runId}&variantA=${variantIds[0]}&runB=${opts.runId}&variantB=${variantIds[1] ?? variantIds[0]}`, token, samples),
     };
     log(`api-latency: ${JSON.stringify(endpoints)}`);
-    const statusRuns = opts.statusRuns ?? 5;
-    const timeCli = async (args: string[]) => {
-      const cold = await runCli(env, args);
-      const walls: number[] = [];
-      for (let k = 0; k < statusRuns; k++) walls.push((await runCli(env, args)).wallMs);
-      return figures(cold.wallMs, walls);
-    };
-    const status = await timeCli(['status', opts.runId]);
-    const cliStartup = await timeCli(['--help']);
+    const { status, cliStartup } = await measureCli({ env, runId: opts.runId, runs: opts.statusRuns });
     log(`api-latency: sqlsweep status ${JSON.stringify(status)}; start-up alone (--help) ${JSON.stringify(cliStartup)}`);
     return { runStages, itemResults: filled.itemResults, stageResults: filled.stageResults, fillMs: Math.round(fillMs), endpoints, status, cliStartup, storage };
   } finally {
@@ -295,6 +319,35 @@ export async function seedSyntheticRun(c: Client, o: SyntheticRunOptions): Promi
   return runId;
 }
 
+/**
+ * `--cli-only`: only `sqlsweep status <run>` and `sqlsweep --help` (measureCli), on the run as it is, or with `--done`
+ * its results filled (`--item-results`, default 1,000) and the run marked done, so that status prints a leaderboard.
+ * `--bin PATH`: time that checkout's bin/sqlsweep (to compare two versions on the same run, machine and minute).
+ */
+async function cliOnly(databaseUrl: string, redisUrl: string, runId: string, args: string[], arg: (name: string, d: number) => number): Promise<void> {
+  if (args.includes('--done')) {
+    await withClient(databaseUrl, async (c) => {
+      await fillRunResults(c, runId, arg('--item-results', 1_000));
+      await c.query(`UPDATE runs SET status = 'done' WHERE id = $1`, [runId]);
+    });
+  }
+  const bins = args.flatMap((a, i) => (a === '--bin' ? [resolve(args[i + 1]!)] : []));
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, SQLSWEEP_QUEUE_PREFIX: `scale_${randomBytes(4).toString('hex')}` };
+  // Interleaved, so that a change in the machine's load during the measurement falls on every version alike.
+  const rounds = arg('--rounds', 1);
+  const results: Array<{ bin: string; round: number; status: LatencyFigures; cliStartup: LatencyFigures }> = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const bin of bins.length ? bins : [join(repoRoot, 'bin', 'sqlsweep')]) {
+      results.push({ bin, round, ...await measureCli({ env, runId, runs: arg('--status-runs', 5), bin }) });
+      process.stderr.write(`${JSON.stringify(results.at(-1))}\n`);
+    }
+  }
+  console.log(JSON.stringify({
+    benchmark: 'scale-cli', runId, status: args.includes('--done') ? 'done' : 'running', results,
+    machine: { cpu: cpus()[0]?.model, cores: cpus().length, loadAverage: loadavg().map((l) => Math.round(l * 100) / 100) }, measuredAt: new Date().toISOString(),
+  }, null, 2));
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const arg = (name: string, d: number) => {
@@ -316,6 +369,10 @@ async function main(): Promise<void> {
     const givenRun = args.indexOf('--run');
     const runId = givenRun >= 0 ? args[givenRun + 1]! : await withClient(database.url, (c) => seedSyntheticRun(c, { variants: arg('--variants', 5), items: arg('--items', 20_000), stagesPerItem: arg('--stages', 10) }));
     process.stderr.write(`seeded run ${runId} in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
+    if (args.includes('--cli-only')) {
+      await cliOnly(database.url, servers.redisUrl, runId, args, arg);
+      return;
+    }
     const result = await measureApiLatencies({
       databaseUrl: database.url, redisUrl: servers.redisUrl, runId,
       itemResults: arg('--item-results', 100_000), samples: arg('--samples', 30), statusRuns: arg('--status-runs', 5),
@@ -326,7 +383,7 @@ async function main(): Promise<void> {
       servers: given >= 0 ? `${servers.description}; the database given by --database-url` : servers.description,
       run: { seededBy: 'seedSyntheticRun', variants: arg('--variants', 5), items: arg('--items', 20_000), stagesPerItem: arg('--stages', 10) },
       ...result,
-      note: 'A run planned by SQL (seedSyntheticRun: 5 variants x 20,000 items x 10 stages = 1,000,000 run_stages), its item and stage results filled by SQL (100,000 item results), then every endpoint timed over HTTP against the orchestrator in its own process, one request at a time after one untimed warm-up (coldMs; the first read of a run also counts its plan once into the tallies). status: wall time of `sqlsweep status <run>` processes; cliStartup: `sqlsweep --help` the same way (Node, SWC compiling the TypeScript and loading every command), which status includes. bench/scale/run.ts measures the same on a planned run of the scale dataset.',
+      note: 'A run planned by SQL (seedSyntheticRun: 5 variants x 20,000 items x 10 stages = 1,000,000 run_stages), its item and stage results filled by SQL (100,000 item results), then every endpoint timed over HTTP against the orchestrator in its own process, one request at a time after one untimed warm-up (coldMs; the first read of a run also counts its plan once into the tallies). status: wall time of `sqlsweep status <run>` processes; cliStartup: `sqlsweep --help` the same way (Node, the TypeScript hook reading compiled modules from its cache, and every command\'s module; coldMs of both: an empty cache, every module compiled); status loads its own command only. bench/scale/run.ts measures the same on a planned run of the scale dataset.',
       measuredAt: new Date().toISOString(),
     };
     if (args.includes('--write')) writeFileSync(join(repoRoot, 'bench', 'results', 'scale-api-latency.json'), `${JSON.stringify(out, null, 2)}\n`);
