@@ -5,13 +5,31 @@ type EncodingName = 'o200k_base' | 'cl100k_base';
 
 type Ranks = ConstructorParameters<typeof Tiktoken>[0];
 
+/** Whole segments remembered at most, in characters (the memo is emptied when full). */
+const SEGMENT_MEMO_CHARS = 8_000_000;
+
+/**
+ * Where a text cannot be cut after a newline: at a slash (o200k's punctuation pieces take `[\r\n/]*`), or at a
+ * whitespace run that holds another line break (`\s*[\r\n]+` would take the newline before the cut with it).
+ */
+const JOINS_AFTER_NEWLINE = /\/|[^\S\r\n]*[\r\n]/y;
+
 /**
  * Counts tokens as tiktoken does (special tokens first, then the encoding's pre-tokenizer pattern, then BPE within
  * each piece), remembering each piece's count. Prompts repeat the same schema words thousands of times, and BPE on
  * them dominated planning a sweep's estimate and every LLM call's rate-budget reservation.
+ *
+ * Prompts also repeat whole paragraphs and lines (a database's CREATE TABLE statements for each of its questions),
+ * so a text is counted by segments, each remembered whole: paragraphs, and the lines of a paragraph not seen before.
+ * A text is cut only right after a newline, and only where no piece of the pre-tokenizer can span the cut. No piece of either pattern (o200k, cl100k) holds a newline and what follows it
+ * unless that is a line break, a slash, or whitespace up to a line break; and the pieces before the cut are those
+ * of the text that ends there (the only lookahead, `\s+(?!\S)`, comes after `\s*[\r\n]+`, which takes any
+ * whitespace that ends in the newline first). So the sum over segments is tiktoken's count exactly.
  */
 class TokenCounter {
   private readonly pieceCounts = new Map<string, number>();
+  private readonly segmentCounts = new Map<string, number>();
+  private segmentChars = 0;
   private readonly pattern: RegExp;
   private readonly special: RegExp;
 
@@ -30,7 +48,52 @@ class TokenCounter {
     return total + this.countOrdinary(text.slice(start));
   }
 
+  /** By paragraphs (cut after a blank line), each remembered whole: a database's schema is a few of them. */
   private countOrdinary(text: string): number {
+    let total = 0;
+    let start = 0;
+    for (let blank = text.indexOf('\n\n'); blank !== -1 && blank + 2 < text.length; blank = text.indexOf('\n\n', blank + 1)) {
+      if (this.joinsAt(text, blank + 2)) continue;
+      total += this.countSegment(text.slice(start, blank + 2), true);
+      start = blank + 2;
+    }
+    return total + this.countSegment(start === 0 ? text : text.slice(start), true);
+  }
+
+  /** By lines, each remembered whole: a paragraph seen for the first time often repeats lines of others. */
+  private countLines(text: string): number {
+    let total = 0;
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1 && newline + 1 < text.length; newline = text.indexOf('\n', newline + 1)) {
+      if (this.joinsAt(text, newline + 1)) continue;
+      total += this.countSegment(text.slice(start, newline + 1), false);
+      start = newline + 1;
+    }
+    return start === 0 ? this.countPieces(text) : total + this.countSegment(text.slice(start), false);
+  }
+
+  /** Whether a piece could span a cut right after the newline at `at - 1`. */
+  private joinsAt(text: string, at: number): boolean {
+    JOINS_AFTER_NEWLINE.lastIndex = at;
+    return JOINS_AFTER_NEWLINE.test(text);
+  }
+
+  private countSegment(segment: string, paragraph: boolean): number {
+    let n = this.segmentCounts.get(segment);
+    if (n === undefined) {
+      n = paragraph ? this.countLines(segment) : this.countPieces(segment);
+      if (this.segmentChars + segment.length > SEGMENT_MEMO_CHARS) {
+        this.segmentCounts.clear();
+        this.segmentChars = 0;
+      }
+      // A copy: the slice would keep the whole text it was cut from alive for as long as the memo holds it.
+      this.segmentCounts.set((` ${segment}`).slice(1), n);
+      this.segmentChars += segment.length;
+    }
+    return n;
+  }
+
+  private countPieces(text: string): number {
     let total = 0;
     for (const [piece] of text.matchAll(this.pattern)) {
       let n = this.pieceCounts.get(piece);
