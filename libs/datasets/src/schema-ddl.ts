@@ -12,7 +12,29 @@ function tableDdl(table: TableSchema): string {
   return `CREATE TABLE ${quote(table.name)} (\n${lines.join(',\n')}\n);`;
 }
 
+/**
+ * Rendered DDL by schema and by table object. Prompt renderers show the same schema for every question of a database
+ * (planning a sweep renders it once per estimated stage); schemas are not changed once built, so an object renders
+ * the same text each time. A schema filtered to some tables is a new object, and so are tables filtered to some columns.
+ */
+const renderedSchemas = new WeakMap<DatabaseSchema, string>();
+const renderedTables = new WeakMap<TableSchema, string>();
+
+function memoTableDdl(table: TableSchema): string {
+  let ddl = renderedTables.get(table);
+  if (ddl === undefined) {
+    ddl = tableDdl(table);
+    renderedTables.set(table, ddl);
+  }
+  return ddl;
+}
+
 /** The schema as CREATE TABLE statements with primary and foreign keys (the DAIL-SQL / R3 prompt style). */
 export function renderSchemaDdl(db: DatabaseSchema): string {
-  return db.tables.map(tableDdl).join('\n\n');
+  let ddl = renderedSchemas.get(db);
+  if (ddl === undefined) {
+    ddl = db.tables.map(memoTableDdl).join('\n\n');
+    renderedSchemas.set(db, ddl);
+  }
+  return ddl;
 }
