@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { PipelineEntry, SweepConfig } from './sweep-config';
 import type { KnobValue, PipelineName, ResolvedVariantParams, VariantParams } from './pipeline-params';
 import { describeOperatingPoint, isOperatingPoint, type OperatingPoint } from './pipelines/operating-point';
@@ -13,20 +13,58 @@ export interface VariantSpec {
   params: VariantParams;
 }
 
-/** Stable JSON: object keys sorted, so equal values always hash equally. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+/** Strings JSON.stringify would change besides quoting them: quotes, backslashes, control characters, lone surrogates. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `"key":` of the object keys met so far: stage keys use the same few names millions of times. */
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = `${JSON.stringify(key)}:`;
+    if (quotedKeys.size < 10_000) quotedKeys.set(key, quoted);
   }
-  return JSON.stringify(value);
+  return quoted;
 }
 
+/**
+ * Stable JSON: object keys sorted, so equal values always hash equally. Stage keys are this text's hash and are
+ * stored, so it must never change, quirks included: an `undefined` object value is left out, one in an array (or a
+ * function there) leaves an empty slot (`[1,]`), a function as an object value is written `undefined`, and an
+ * object other than an array (a Date, a Map) is written by its own enumerable properties.
+ */
+export function canonicalJson(value: unknown): string {
+  if (typeof value === 'string') return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      const element = canonicalJson(value[i]) as string | undefined;
+      if (element !== undefined) out += element;
+    }
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  let out = '{';
+  let first = true;
+  for (const key of Object.keys(record).sort()) {
+    const v = record[key];
+    if (v === undefined) continue;
+    out += `${first ? '' : ','}${quotedKey(key)}${canonicalJson(v)}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
+/** SHA-256 in one call where Node has it (20.12+): the same digest as a Hash object's, made with less work. */
+const sha256Hex: (text: string) => string = typeof hash === 'function'
+  ? (text) => hash('sha256', text, 'hex')
+  : (text) => createHash('sha256').update(text).digest('hex');
+
 export function contentHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+  return sha256Hex(canonicalJson(value));
 }
 
 function variantKey(pipeline: PipelineName, params: VariantParams, model: string, sampleIndex: number): string {
