@@ -3,8 +3,63 @@ import type { DatabaseSchema } from '@sqlsweep/datasets';
 import { stageImplementations, type LlmCall } from '@sqlsweep/pipelines';
 import type { CostEstimate, NeededStageEstimator } from './plan-tally';
 
-/** Prices remembered at most (each by its whole prompt): the prompts of one item's variants, usually far fewer. */
+/** Prices remembered at most (each with the call it prices): the prompts of one item's variants, usually far fewer. */
 const MEMO_ENTRIES = 2_000;
+
+type Cost = { inputTokens: number; outputTokens: number; costUsd: number };
+
+interface Priced {
+  call: LlmCall;
+  cost: Cost;
+}
+
+/** Whether two calls read the same for `estimateCall`: model, token limits, and each message's role and content. */
+function pricesAlike(a: LlmCall, b: LlmCall): boolean {
+  if (a.model !== b.model || a.maxTokens !== b.maxTokens || a.expectedOutputTokens !== b.expectedOutputTokens || a.messages.length !== b.messages.length) return false;
+  for (let i = 0; i < a.messages.length; i++) {
+    if (a.messages[i].role !== b.messages[i].role || a.messages[i].content !== b.messages[i].content) return false;
+  }
+  return true;
+}
+
+/**
+ * Prices of one item's calls, by what `estimateCall` reads, forgotten at the next item. Found by the length of the
+ * last message (the one an item's prompts differ in), then compared field by field: no key string is built or
+ * hashed, prompts of different lengths differ at once, and a system message repeated from the template compares by
+ * identity.
+ */
+export class PriceMemo {
+  private readonly byLastLength = new Map<number, Priced[]>();
+  private entries = 0;
+  private item: string | undefined;
+
+  constructor(private readonly estimateCall: (call: LlmCall) => Cost) {}
+
+  price(itemId: string, call: LlmCall): Cost {
+    if (itemId !== this.item) {
+      this.forget();
+      this.item = itemId;
+    }
+    const last = call.messages.length === 0 ? -1 : call.messages[call.messages.length - 1].content.length;
+    let priced = this.byLastLength.get(last);
+    const hit = priced?.find((p) => pricesAlike(p.call, call));
+    if (hit) return hit.cost;
+    const cost = this.estimateCall(call);
+    if (this.entries >= MEMO_ENTRIES) {
+      this.forget();
+      priced = undefined;
+    }
+    if (priced) priced.push({ call, cost });
+    else this.byLastLength.set(last, [{ call, cost }]);
+    this.entries++;
+    return cost;
+  }
+
+  private forget(): void {
+    this.byLastLength.clear();
+    this.entries = 0;
+  }
+}
 
 /**
  * Prices a needed stage from its estimate prompt with the model catalog: an LLM stage certain to skip its call
@@ -16,7 +71,7 @@ const MEMO_ENTRIES = 2_000;
  */
 export function stageEstimator(deps: {
   datasets: DatasetRepository; versionId: number; items: readonly StoredItem[];
-  estimateCall(call: LlmCall): { inputTokens: number; outputTokens: number; costUsd: number };
+  estimateCall(call: LlmCall): Cost;
 }): NeededStageEstimator {
   const itemById = new Map(deps.items.map((i) => [i.itemId, i]));
   const schemas = new Map<string, Promise<DatabaseSchema>>();
@@ -28,22 +83,7 @@ export function stageEstimator(deps: {
     }
     return schema;
   };
-  const memo = new Map<string, { inputTokens: number; outputTokens: number; costUsd: number }>();
-  let memoItem: string | undefined;
-  const price = (itemId: string, call: LlmCall) => {
-    if (itemId !== memoItem) {
-      memo.clear();
-      memoItem = itemId;
-    }
-    const key = [call.model, call.maxTokens, call.expectedOutputTokens ?? '', ...call.messages.flatMap((m) => [m.role, m.content])].join('\u0000');
-    let cost = memo.get(key);
-    if (!cost) {
-      cost = deps.estimateCall(call);
-      if (memo.size >= MEMO_ENTRIES) memo.clear();
-      memo.set(key, cost);
-    }
-    return cost;
-  };
+  const prices = new PriceMemo((call) => deps.estimateCall(call));
   return async ({ stage: s, keyer }) => {
     const impl = stageImplementations[s.stage];
     if (s.role !== 'llm' || impl?.kind !== 'llm') return undefined;
@@ -53,7 +93,7 @@ export function stageEstimator(deps: {
     if (impl.skipsFor?.(ctx)) return e;
     e.llmCalls = 1;
     if (!impl.estimate) return e;
-    const cost = price(s.itemId, impl.estimate(ctx));
+    const cost = prices.price(s.itemId, impl.estimate(ctx));
     return { llmCalls: 1, inputTokens: cost.inputTokens, outputTokens: cost.outputTokens, costUsd: cost.costUsd };
   };
 }
