@@ -32,13 +32,22 @@ class TokenCounter {
   private segmentChars = 0;
   private readonly pattern: RegExp;
   private readonly special: RegExp;
+  /** What every special token starts with (`<|`): a text without it holds none, and skips the search for them. */
+  private readonly specialPrefix: string;
 
   constructor(private readonly encoder: Tiktoken, ranks: Ranks) {
     this.pattern = new RegExp(ranks.pat_str, 'gu');
-    this.special = new RegExp(Object.keys(ranks.special_tokens).map((t) => t.replace(/[|\\{}()[\]^$+*?.]/g, '\\$&')).join('|'), 'g');
+    const specials = Object.keys(ranks.special_tokens);
+    this.special = new RegExp(specials.map((t) => t.replace(/[|\\{}()[\]^$+*?.]/g, '\\$&')).join('|'), 'g');
+    this.specialPrefix = specials.reduce((prefix, t) => {
+      let n = 0;
+      while (n < prefix.length && prefix[n] === t[n]) n++;
+      return prefix.slice(0, n);
+    }, specials[0] ?? '');
   }
 
   count(text: string): number {
+    if (this.specialPrefix !== '' && !text.includes(this.specialPrefix)) return this.countOrdinary(text);
     let total = 0;
     let start = 0;
     for (const special of text.matchAll(this.special)) {
