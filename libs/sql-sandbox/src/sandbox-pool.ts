@@ -32,7 +32,7 @@ export interface SandboxPoolOptions {
   slowAfterMs?: number;
   /** Most extra children alive at once (default `size * 2`; 0: never more than `size`). */
   maxExtra?: number;
-  /** An extra child idle this long is stopped (default 1 000 ms). */
+  /** An extra child idle this long is stopped (default 15 000 ms). */
   extraIdleMs?: number;
   /** Most recent results kept to answer identical requests without running them (default 2 000; 0: none kept). */
   memoEntries?: number;
@@ -90,7 +90,11 @@ const PAGE_SIZE = 4096;
 const SLOW_AFTER_MS = 200;
 /** How much lower a child's scheduling priority is while a slow query runs: quick queries and starting children go first. */
 const SLOW_NICE_STEP = 10;
-const EXTRA_IDLE_MS = 1_000;
+/**
+ * An extra child costs a fork and a Node start (tens of CPU milliseconds); in a sweep slow queries come back every
+ * few seconds, and extras stopped after a second's idleness were started again and again.
+ */
+const EXTRA_IDLE_MS = 15_000;
 const MEMO_ENTRIES = 2_000;
 const MEMO_BYTES = 32 * 1024 * 1024;
 const MEMO_TIMEOUT_MS = 10 * 60_000;
