@@ -37,10 +37,25 @@ function isPrivateFolder(dir) {
   return s.isDirectory() && (!process.getuid || s.uid === process.getuid()) && (s.mode & 0o022) === 0;
 }
 
+/**
+ * Makes `dir` and its missing parents, private. Not fs.mkdirSync's `recursive`: under /proc, where mkdir answers
+ * ENOENT below an existing folder, Node 20's recursive mkdir never returns.
+ */
+function makeFolder(dir, depth = 0) {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    if (e.code === 'EEXIST') return;
+    if (e.code !== 'ENOENT' || depth >= 32 || path.dirname(dir) === dir) throw e;
+    makeFolder(path.dirname(dir), depth + 1);
+    fs.mkdirSync(dir, { mode: 0o700 });
+  }
+}
+
 /** The cache folder, made if missing; null when it cannot be made or is not private (then nothing is cached). */
 function openCacheDir(dir) {
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeFolder(path.resolve(dir));
     return isPrivateFolder(dir) ? dir : null;
   } catch {
     return null;

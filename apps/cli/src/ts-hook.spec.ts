@@ -25,7 +25,7 @@ function load(entry: string, cacheDir: string): Loaded {
     try { m.fail(); } catch (e) { stack = e.stack; }
     const swcLoaded = Object.keys(require.cache).some((f) => f.includes('/@swc/core/'));
     console.log(JSON.stringify({ stats: h.stats(), swcLoaded, result: m.run(), stack }));`;
-  return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8' })) as Loaded;
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8', timeout: 30_000 })) as Loaded;
 }
 
 describe('bin/ts-hook.js', () => {
@@ -95,6 +95,17 @@ describe('bin/ts-hook.js', () => {
     symlinkSync(target, link);
     expect(load(entry, link).stats).toEqual({ cached: 0, compiled: 2, cacheDir: null });
     expect(readdirSync(target)).toEqual([]);
+  });
+
+  it('makes missing parents of the cache folder, private', () => {
+    const cacheDir = join(work, 'a', 'b', 'cache');
+    expect(load(entry, cacheDir).stats).toEqual({ cached: 0, compiled: 2, cacheDir });
+    expect(statSync(join(work, 'a')).mode & 0o777).toBe(0o700);
+  });
+
+  // Under /proc mkdir answers ENOENT below an existing folder: Node 20's recursive mkdir loops there for ever.
+  (existsSync('/proc/self') ? it : it.skip)('ends, compiling in memory, when the folder cannot be made under /proc', () => {
+    expect(load(entry, '/proc/sqlsweep-ts-cache/x').stats).toEqual({ cached: 0, compiled: 2, cacheDir: null });
   });
 
   it('works when the cache folder cannot be made', () => {
