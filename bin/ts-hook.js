@@ -48,7 +48,11 @@ function makeFolder(dir, depth = 0) {
     if (e.code === 'EEXIST') return;
     if (e.code !== 'ENOENT' || depth >= 32 || path.dirname(dir) === dir) throw e;
     makeFolder(path.dirname(dir), depth + 1);
-    fs.mkdirSync(dir, { mode: 0o700 });
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (again) {
+      if (again.code !== 'EEXIST') throw again; // made meanwhile by a concurrent start: checked as any existing folder
+    }
   }
 }
 
@@ -95,13 +99,18 @@ function register({ cacheDir = defaultCacheDir(), root = repoRoot } = {}) {
     }
     const code = compile(source, filename);
     counts.compiled += 1;
+    // Written aside, then renamed: a concurrent start never reads half a file.
+    const aside = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
     try {
-      // Written aside, then renamed: a concurrent start never reads half a file.
-      const aside = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
       fs.writeFileSync(aside, code, { mode: 0o600 });
       fs.renameSync(aside, file);
     } catch {
       // Full disk, or the folder went away: this start compiled in memory, the next one tries again.
+      try {
+        fs.unlinkSync(aside); // not left behind half written
+      } catch {
+        // never made, or already gone
+      }
     }
     return code;
   }
