@@ -101,7 +101,9 @@ export async function writePlan<T extends PlanTotals>(
       return { result };
     }
     // Fast update leaves the plan's input-keys entries in the GIN pending list, which every dependents lookup would
-    // scan until a vacuum merged it: merged now, in sorted batches, before anyone can look.
+    // scan until a vacuum merged it: merged now, in sorted batches, before the plan's rows can be seen. (While the plan
+    // is written, other runs' lookups do scan them: at most gin_pending_list_limit, merged by this session when reached.)
+    // The function requires owning the index, as the processes that migrate the database do.
     await sql`SELECT gin_clean_pending_list('run_stages_input_keys'::regclass)`.execute(tx);
     await tx.updateTable('runs').set({
       stage_jobs: result.stageJobs, reused_stages: result.reusedStages,
