@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { commonEnvSchema, parseEnv, type CommonEnv } from '@sqlsweep/config';
-import { ensureMigrated, migrateDown, pendingMigrations, readMigrations } from '@sqlsweep/db';
+import { ensureMigrated, migrateDown, pendingMigrations, queryRows, readMigrations } from '@sqlsweep/db';
 import { llmBudgetPrefix, RedisRateBudget } from '@sqlsweep/llm';
 import { createRunUsingModel, createTestDatabase, removeQueuePrefixKeys, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
 import { showStatus } from './status';
@@ -50,6 +50,22 @@ describe('sqlsweep status', () => {
     expect((await status()).some((l) => l.startsWith(runId))).toBe(true);
     const missing = '00000000-0000-4000-8000-000000000000';
     await expect(status(missing)).rejects.toThrow(`no run ${missing}`);
+  });
+
+  it('takes a run by the first hex digits of its id, and says plainly when they name no run, several, or are not an id', async () => {
+    const runId = await createRunUsingModel(t.db, 'sim-weak');
+    const header = `run ${runId}: running [simulated], 1 items, 0 stage jobs planned, 0 reused`;
+    expect((await status(runId.slice(0, 8)))[0]).toBe(header);
+    expect((await status(runId.toUpperCase()))[0]).toBe(header);
+    // Two copies of that run under ids sharing their first 8 digits.
+    const twins = ['ab12cd34-0000-4000-8000-000000000001', 'ab12cd34-0000-4000-8000-000000000002'];
+    for (const id of twins) {
+      await queryRows(t.db)`INSERT INTO runs SELECT (jsonb_populate_record(NULL::runs, to_jsonb(r) || jsonb_build_object('id', ${id}::text))).* FROM runs r WHERE r.id = ${runId}::uuid`;
+    }
+    await expect(status('ab12cd34')).rejects.toMatchObject({ name: 'UsageError', message: `run id prefix "ab12cd34" is ambiguous: it matches ${twins.join(', ')}; give more digits` });
+    expect((await status(twins[1]))[0]).toMatch(new RegExp(`^run ${twins[1]}: running`));
+    await expect(status('ab12cd35')).rejects.toMatchObject({ name: 'UsageError', message: 'no run ab12cd35' });
+    await expect(status('not-an-id')).rejects.toMatchObject({ name: 'UsageError', message: '"not-an-id" is not a run id: give the id, or its first 4 or more hex digits' });
   });
 
   it('migrates a database that is behind, and creates and migrates one that does not exist', async () => {

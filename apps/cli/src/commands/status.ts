@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { connectionWarnings, parseRedisUrl, type CommonEnv } from '@sqlsweep/config';
-import { createDb, ensureMigrated, ReportRepository, RunRepository, type VariantRow } from '@sqlsweep/db';
+import { createDb, ensureMigrated, ReportRepository, RunRepository, runIdsWithPrefix, type Db, type VariantRow } from '@sqlsweep/db';
 import type { ModelPause } from '@sqlsweep/llm';
 import type { RedisClient } from '@sqlsweep/queue';
 import { cliEnv, stageFaults } from '../cli-env';
 import { renderLeaderboard, renderProgress, renderResolvedKnobs, renderRunList } from '../render';
+import { UsageError } from '../usage-error';
 import { pauseLines } from './models';
 
 /**
@@ -35,24 +36,39 @@ async function runPauses(redisUrl: string, queuePrefix: string, variants: readon
   }
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A short id: the first 4 or more hex digits of a run's id (the run list and the dashboard show 8), as the API takes. */
+const ID_PREFIX = /^[0-9a-f][0-9a-f-]{3,35}$/i;
+
+/** The run `value` names: a whole id, or the prefix of exactly one run's id. */
+async function resolveRunId(db: Db, value: string): Promise<string> {
+  if (UUID.test(value)) return value.toLowerCase();
+  if (!ID_PREFIX.test(value)) throw new UsageError(`"${value}" is not a run id: give the id, or its first 4 or more hex digits`);
+  const ids = await runIdsWithPrefix(db, value, 6);
+  if (ids.length === 0) throw new UsageError(`no run ${value}`);
+  if (ids.length > 1) throw new UsageError(`run id prefix "${value}" is ambiguous: it matches ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}; give more digits`);
+  return ids[0];
+}
+
 /**
  * `sqlsweep status`: reads only. It opens the database alone (no orchestrator core: no model catalog, queues or
  * planner), Redis only for a running run's pauses, and loads the reports library only for a finished run's
  * leaderboard, so that it answers in well under a second however large the run.
  */
-export async function showStatus(runId: string | undefined, say: (line: string) => void, env: CommonEnv = cliEnv()): Promise<void> {
+export async function showStatus(runIdOrPrefix: string | undefined, say: (line: string) => void, env: CommonEnv = cliEnv()): Promise<void> {
   await ensureMigrated(env.DATABASE_URL);
   await stageFaults();
   const db = createDb(env.DATABASE_URL);
   try {
     const runs = new RunRepository(db);
     const reports = new ReportRepository(db);
-    if (!runId) {
+    if (!runIdOrPrefix) {
       say(renderRunList(await reports.runs({ limit: 20 })));
       return;
     }
+    const runId = await resolveRunId(db, runIdOrPrefix);
     const run = await runs.getRun(runId);
-    if (!run) throw new Error(`no run ${runId}`);
+    if (!run) throw new UsageError(`no run ${runIdOrPrefix}`);
     say(`run ${runId}: ${run.status}${run.simulated ? ' [simulated]' : ''}, ${run.item_count} items, ${run.stage_jobs} stage jobs planned, ${run.reused_stages} reused`);
     if (run.status === 'failed') say(`failed: ${run.failure_reason}`);
     const variants = await runs.getVariants(runId);
@@ -75,6 +91,6 @@ export function registerStatusCommand(program: Command): void {
   program
     .command('status')
     .description('show a run\'s progress per stage and, when done, its leaderboard (when failed, why); without an id, list recent runs')
-    .argument('[runId]')
+    .argument('[runId]', 'the run\'s id, or its first 4 or more hex digits')
     .action(async (runId: string | undefined) => showStatus(runId, (line) => console.log(line)));
 }
