@@ -88,6 +88,11 @@ export class ClaimKeeper {
   /** Stops renewing `key` and deletes its claim; a failed delete only leaves the claim to lapse. */
   async release(key: string): Promise<void> {
     if (!this.held.delete(key)) return;
+    await this.deleteClaim(key);
+  }
+
+  /** A failed delete only leaves the claim to lapse. */
+  private async deleteClaim(key: string): Promise<void> {
     try {
       await this.store.release(key, this.owner);
     } catch (err) {
@@ -124,6 +129,9 @@ export class ClaimKeeper {
       const renewed = new Set(await this.store.renew(keys, this.owner, this.lifetime.ttlMs));
       const lost = keys.filter((k) => !renewed.has(k) && this.held.has(k));
       if (lost.length > 0) this.log({ severity: 'warn', msg: 'llm claims taken over by another process while renewals failed; the calls go on', keys: lost });
+      // A renewal puts back claims it finds missing, so one whose release ran while it was on its way is back: deleted
+      // again, or it would stand for a whole TTL after its call has ended.
+      for (const key of keys) if (renewed.has(key) && !this.held.has(key)) await this.deleteClaim(key);
     } catch (err) {
       nextMs = Math.min(nextMs, RETRY_AFTER_FAILED_RENEWAL_MS);
       this.log({ msg: 'llm claim renewal failed; the calls go on and renewing is retried', claims: keys.length, err: (err as Error).message });
