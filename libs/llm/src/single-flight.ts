@@ -88,8 +88,9 @@ export class SingleFlightCalls {
     for (let waited = false; ; waited = true) {
       const { hit, claimed } = await this.lookUpOrClaim(key, cache, claims);
       if (hit) {
-        // Claimed too: the previous owner stored the response between our miss and our claim.
-        if (claimed) void claims.release(key);
+        // Claimed too: the previous owner stored the response between our miss and our claim. Released before the
+        // answer, so that no claim outlives the call that took it (rare: it costs a round trip only then).
+        if (claimed) await claims.release(key);
         this.opts.log({ msg: waited ? 'llm cache hit after waiting for another process' : 'llm cache hit', ...req.attribution, model: m.name, key, ...hit.usage });
         return fromCache(hit, Date.now() - started);
       }
