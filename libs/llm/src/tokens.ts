@@ -21,8 +21,8 @@ const JOINS_AFTER_NEWLINE = /\/|[^\S\r\n]*[\r\n]/y;
  *
  * Prompts also repeat whole paragraphs and lines (a database's CREATE TABLE statements for each of its questions),
  * so a text is counted by segments, each remembered whole: paragraphs, and the lines of a paragraph not seen before.
- * A text is cut only right after a newline, and only where no piece of the pre-tokenizer can span the cut. No piece of either pattern (o200k, cl100k) holds a newline and what follows it
- * unless that is a line break, a slash, or whitespace up to a line break; and the pieces before the cut are those
+ * A text is cut only right after a newline, and only where no piece of the pre-tokenizer can span the cut. No piece
+ * of either pattern (o200k, cl100k) holds a newline and what follows it unless that is a line break, a slash, or whitespace up to a line break; and the pieces before the cut are those
  * of the text that ends there (the only lookahead, `\s+(?!\S)`, comes after `\s*[\r\n]+`, which takes any
  * whitespace that ends in the newline first). So the sum over segments is tiktoken's count exactly.
  */
@@ -59,26 +59,30 @@ class TokenCounter {
 
   /** By paragraphs (cut after a blank line), each remembered whole: a database's schema is a few of them. */
   private countOrdinary(text: string): number {
-    let total = 0;
-    let start = 0;
-    for (let blank = text.indexOf('\n\n'); blank !== -1 && blank + 2 < text.length; blank = text.indexOf('\n\n', blank + 1)) {
-      if (this.joinsAt(text, blank + 2)) continue;
-      total += this.countSegment(text.slice(start, blank + 2), true);
-      start = blank + 2;
-    }
-    return total + this.countSegment(start === 0 ? text : text.slice(start), true);
+    return this.countCut(text, '\n\n', true);
   }
 
   /** By lines, each remembered whole: a paragraph seen for the first time often repeats lines of others. */
   private countLines(text: string): number {
+    return this.countCut(text, '\n', false);
+  }
+
+  /**
+   * The sum over the segments of `text` cut after each `cut` where no piece can span it, each counted through the
+   * memo (`paragraphs`: as paragraphs, else as lines). A text with no cut is a paragraph counted by lines, or a line
+   * counted by pieces.
+   */
+  private countCut(text: string, cut: string, paragraphs: boolean): number {
     let total = 0;
     let start = 0;
-    for (let newline = text.indexOf('\n'); newline !== -1 && newline + 1 < text.length; newline = text.indexOf('\n', newline + 1)) {
-      if (this.joinsAt(text, newline + 1)) continue;
-      total += this.countSegment(text.slice(start, newline + 1), false);
-      start = newline + 1;
+    for (let at = text.indexOf(cut); at !== -1 && at + cut.length < text.length; at = text.indexOf(cut, at + 1)) {
+      const end = at + cut.length;
+      if (this.joinsAt(text, end)) continue;
+      total += this.countSegment(text.slice(start, end), paragraphs);
+      start = end;
     }
-    return start === 0 ? this.countPieces(text) : total + this.countSegment(text.slice(start), false);
+    if (start === 0) return paragraphs ? this.countSegment(text, true) : this.countPieces(text);
+    return total + this.countSegment(text.slice(start), paragraphs);
   }
 
   /** Whether a piece could span a cut right after the newline at `at - 1`. */
