@@ -6,11 +6,15 @@ export const migrationsDir = join(__dirname, '..', 'migrations');
 
 export interface MigrationFile { name: string; up: string; down: string }
 
+/** The names of the up-migrations in `dir`, in the order they apply. */
+async function migrationNames(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((f) => f.endsWith('.up.sql')).map((f) => f.replace(/\.up\.sql$/, '')).sort();
+}
+
 export async function readMigrations(dir = migrationsDir): Promise<MigrationFile[]> {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.up.sql')).sort();
   return Promise.all(
-    files.map(async (file) => {
-      const name = file.replace(/\.up\.sql$/, '');
+    (await migrationNames(dir)).map(async (name) => {
+      const file = `${name}.up.sql`;
       if (!/^\d{14}_[a-z0-9_]+$/.test(name)) throw new Error(`${join(dir, file)}: migration names must be <YYYYMMDDHHMMSS>_<snake_name>.up.sql`);
       return {
         name,
@@ -60,7 +64,7 @@ export async function migrateToLatest(databaseUrl: string, dir = migrationsDir):
  * and without reading the files; null when the database or its schema_migrations table does not exist yet.
  */
 export async function pendingMigrations(databaseUrl: string, dir = migrationsDir): Promise<string[] | null> {
-  const names = (await readdir(dir)).filter((f) => f.endsWith('.up.sql')).map((f) => f.replace(/\.up\.sql$/, '')).sort();
+  const names = await migrationNames(dir);
   const client = new Client({ connectionString: databaseUrl });
   try {
     await client.connect();
