@@ -1,12 +1,10 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
 import { z } from 'zod';
-import { runIdsWithPrefix, type Db } from '@sqlsweep/db';
+import { isIdPrefix, runsNamedBy, type Db } from '@sqlsweep/db';
 import { ApiRequestError } from './request-error';
 
 const uuid = z.string().uuid();
-/** A short id: the first hex digits of a UUID (the dashboard shows 8), dashes allowed where the UUID has them. */
-const idPrefix = /^[0-9a-f][0-9a-f-]{3,35}$/i;
-export const isIdPrefix = (value: string): boolean => idPrefix.test(value);
+export { isIdPrefix } from '@sqlsweep/db';
 
 /** A path parameter that must be a UUID; anything else is a 400 naming it. */
 export function uuidParam(value: string, name: string): string {
@@ -14,8 +12,10 @@ export function uuidParam(value: string, name: string): string {
   return value;
 }
 
+const notAnId = (name: string) => new ApiRequestError(`path.${name}`, 'expected a UUID or the first 4 or more hex digits of one');
+
 function checkPrefix(value: string, name: string): void {
-  if (!idPrefix.test(value)) throw new ApiRequestError(`path.${name}`, 'expected a UUID or the first 4 or more hex digits of one');
+  if (!isIdPrefix(value)) throw notAnId(name);
 }
 
 /** One of several ids matches: a 409 that lists them, so the caller can give more digits. */
@@ -28,9 +28,8 @@ function ambiguous(kind: string, value: string, ids: string[]): ConflictExceptio
  * resolves when exactly one run starts with it. No match is a 404, several a 409, anything but hex digits a 400.
  */
 export async function resolveRunId(db: Db, value: string, name = 'runId'): Promise<string> {
-  if (uuid.safeParse(value).success) return value.toLowerCase();
-  checkPrefix(value, name);
-  const ids = await runIdsWithPrefix(db, value, 6);
+  const ids = await runsNamedBy(db, value);
+  if (!ids) throw notAnId(name);
   if (ids.length === 0) throw new NotFoundException(`no run ${value}`);
   if (ids.length > 1) throw ambiguous('run', value, ids);
   return ids[0];

@@ -72,3 +72,19 @@ export async function runIdsWithPrefix(db: Db, prefix: string, limit = 2): Promi
     ORDER BY id LIMIT ${limit}`.execute(db);
   return rows.map((r) => r.id);
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A short id: the first hex digits of a UUID (the dashboard and the CLI show 8), dashes allowed where the UUID has them. */
+const ID_PREFIX = /^[0-9a-f][0-9a-f-]{3,35}$/i;
+export const isIdPrefix = (value: string): boolean => ID_PREFIX.test(value);
+
+/**
+ * The runs `value` names, as the API and the CLI read a run id: a whole UUID names itself (whether such a run exists
+ * or not), 4 or more of its first hex digits the runs whose ids start with them (at most `limit`); undefined when
+ * `value` is neither.
+ */
+export async function runsNamedBy(db: Db, value: string, limit = 6): Promise<string[] | undefined> {
+  if (UUID.test(value)) return [value.toLowerCase()];
+  if (!isIdPrefix(value)) return undefined;
+  return runIdsWithPrefix(db, value, limit);
+}

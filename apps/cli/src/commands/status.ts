@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { connectionWarnings, parseRedisUrl, type CommonEnv } from '@sqlsweep/config';
-import { createDb, ensureMigrated, ReportRepository, RunRepository, runIdsWithPrefix, type Db, type VariantRow } from '@sqlsweep/db';
+import { createDb, ensureMigrated, ReportRepository, RunRepository, runsNamedBy, type Db, type VariantRow } from '@sqlsweep/db';
 import type { ModelPause } from '@sqlsweep/llm';
 import type { RedisClient } from '@sqlsweep/queue';
 import { cliEnv, stageFaults } from '../cli-env';
@@ -36,15 +36,10 @@ async function runPauses(redisUrl: string, queuePrefix: string, variants: readon
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** A short id: the first 4 or more hex digits of a run's id (the run list and the dashboard show 8), as the API takes. */
-const ID_PREFIX = /^[0-9a-f][0-9a-f-]{3,35}$/i;
-
-/** The run `value` names: a whole id, or the prefix of exactly one run's id. */
+/** The run `value` names: a whole id, or the first 4 or more hex digits of exactly one run's id (as the API reads it). */
 async function resolveRunId(db: Db, value: string): Promise<string> {
-  if (UUID.test(value)) return value.toLowerCase();
-  if (!ID_PREFIX.test(value)) throw new UsageError(`"${value}" is not a run id: give the id, or its first 4 or more hex digits`);
-  const ids = await runIdsWithPrefix(db, value, 6);
+  const ids = await runsNamedBy(db, value);
+  if (!ids) throw new UsageError(`"${value}" is not a run id: give the id, or its first 4 or more hex digits`);
   if (ids.length === 0) throw new UsageError(`no run ${value}`);
   if (ids.length > 1) throw new UsageError(`run id prefix "${value}" is ambiguous: it matches ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}; give more digits`);
   return ids[0];
