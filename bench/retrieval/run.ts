@@ -102,9 +102,9 @@ async function main(): Promise<void> {
 
     // The same searches scored by onnxruntime's MatMul in a scorer thread (first search registers the corpus).
     const scorer = await openMaxSimScorer({ intraOpNumThreads: 1 });
-    const onnxSmall = new EmbeddedMultiVectorIndex(encoder.dim, { scorer, scorerMinDocuments: 1 });
+    const onnxSmall = new EmbeddedMultiVectorIndex(encoder.dim, { scorer, scorerMinRows: 1 });
     await onnxSmall.upsert(firstThousand.map((d, i) => ({ ...d, vectors: smallMatrices[i] })));
-    const { index: onnxFull } = openIndex(join(work, 'indexes'), built.key, { scorer, scorerMinDocuments: 1 });
+    const { index: onnxFull } = openIndex(join(work, 'indexes'), built.key, { scorer, scorerMinRows: 1 });
     started = performance.now();
     await onnxFull.search(queryMatrices[0], { topK: 10 });
     const registerMs = performance.now() - started;

@@ -18,7 +18,7 @@ import {
 export class WorkerRetrieval implements RetrievalServices {
   private encoderPromise?: Promise<Encoder>;
   private scorerPromise?: Promise<MaxSimScorer>;
-  /** Opens the scorer thread on the first corpus registered with it (a search over `scorerMinDocuments` or more). */
+  /** Opens the scorer thread on the first corpus registered with it (a search over `scorerMinRows` token rows or more). */
   private readonly scorer: MaxSimScorer = {
     register: async (dim, documents) => {
       this.scorerPromise ??= openMaxSimScorer({ intraOpNumThreads: 1 });

@@ -17,7 +17,7 @@ afterAll(async () => {
 describeIndexContract('embedded, scored on onnxruntime in a worker thread', async () => {
   const scorer = await openMaxSimScorer({ bucketSize: 4 });
   scorers.push(scorer);
-  return new EmbeddedMultiVectorIndex(CONTRACT_DIM, { scorer, scorerMinDocuments: 1 });
+  return new EmbeddedMultiVectorIndex(CONTRACT_DIM, { scorer, scorerMinRows: 1 });
 });
 
 describe('onnxruntime MaxSim scorer', () => {
@@ -26,7 +26,7 @@ describe('onnxruntime MaxSim scorer', () => {
     scorers.push(scorer);
     const docs = Array.from({ length: 11 }, (_, i) => ({ id: `d${i}`, kind: 'column' as const, text: '', payload: {}, vectors: syntheticMatrix(i + 7, i === 4 ? 0 : 1 + ((i * 5) % 9), CONTRACT_DIM) }));
     const scalar = new EmbeddedMultiVectorIndex(CONTRACT_DIM);
-    const onnx = new EmbeddedMultiVectorIndex(CONTRACT_DIM, { scorer, scorerMinDocuments: 1 });
+    const onnx = new EmbeddedMultiVectorIndex(CONTRACT_DIM, { scorer, scorerMinRows: 1 });
     await scalar.upsert(docs);
     await onnx.upsert(docs);
     const query = syntheticMatrix(42, 7, CONTRACT_DIM);
@@ -44,6 +44,34 @@ describe('onnxruntime MaxSim scorer', () => {
     expect(await racing).toHaveLength(11);
     expect(await onnx.search(query)).toHaveLength(12);
     await onnx.close();
+  });
+
+  it('scores on the scorer thread by the candidates\' token rows, not their number', async () => {
+    const real = await openMaxSimScorer({ bucketSize: 4 });
+    scorers.push(real);
+    let registered = 0;
+    const counting: MaxSimScorer = { register: (dim, documents) => (registered++, real.register(dim, documents)), close: () => real.close() };
+    // Three long documents: 2,400 token rows, over the default threshold of 2,048.
+    const long = Array.from({ length: 3 }, (_, i) => ({ id: `l${i}`, kind: 'column' as const, text: '', payload: { dbId: i === 0 ? 'a' : 'b' }, vectors: syntheticMatrix(i + 1, 800, CONTRACT_DIM) }));
+    const index = new EmbeddedMultiVectorIndex(CONTRACT_DIM, { scorer: counting });
+    await index.upsert(long);
+    const query = syntheticMatrix(7, 5, CONTRACT_DIM);
+    const scalar = new EmbeddedMultiVectorIndex(CONTRACT_DIM);
+    await scalar.upsert(long);
+    const expected = await scalar.search(query);
+    const viaScorer = await index.search(query);
+    expect(registered).toBe(1);
+    expect(viaScorer.map((r) => r.id)).toEqual(expected.map((r) => r.id));
+    viaScorer.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i].score, 4));
+    // Filtered down to one document (800 rows), the scalar kernel scores it: nothing more is registered or asked.
+    expect(await index.search(query, { filter: { dbId: 'a' } })).toHaveLength(1);
+    expect(registered).toBe(1);
+    // Many short documents stay on the scalar kernel.
+    const short = new EmbeddedMultiVectorIndex(CONTRACT_DIM, { scorer: counting });
+    await short.upsert(Array.from({ length: 600 }, (_, i) => ({ id: `s${i}`, kind: 'column' as const, text: '', payload: {}, vectors: syntheticMatrix(i + 3, 2, CONTRACT_DIM) })));
+    expect(await short.search(query, { topK: 3 })).toHaveLength(3);
+    expect(registered).toBe(1);
+    await index.close();
   });
 });
 

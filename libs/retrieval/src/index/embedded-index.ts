@@ -16,6 +16,7 @@ export const EMBEDDED_DOCUMENTS_FILE = 'documents.jsonl';
 export const EMBEDDED_VECTORS_FILE = 'vectors.f32';
 /** About 20-40 ms of scoring for column-sized documents on this machine: keeps a worker's event loop responsive. */
 const YIELD_EVERY_DOCUMENTS = 200;
+const SCORER_MIN_ROWS = 2048;
 
 interface ScorerCorpus {
   order: StoredDocument[];
@@ -29,10 +30,14 @@ function releaseCorpus(corpus: ScorerCorpus): void {
 }
 
 export interface EmbeddedIndexOptions {
-  /** score on onnxruntime in a worker thread when a search has at least `scorerMinDocuments` candidates */
+  /** score on onnxruntime in a worker thread when a search's candidates hold at least `scorerMinRows` token rows */
   scorer?: MaxSimScorer;
-  /** default 500: below that the scalar kernel is as fast and needs no shared copy */
-  scorerMinDocuments?: number;
+  /**
+   * Default 2,048. The scalar kernel's cost grows with the candidates' token rows (times the query's), not with their
+   * number: 161 RB-SQL skeleton documents of about 120 rows each took it 38 ms a search, the scorer 3.5 ms. Below this
+   * the scalar kernel takes a few milliseconds at most, about what the hop to the scorer thread costs.
+   */
+  scorerMinRows?: number;
 }
 
 /**
@@ -107,8 +112,9 @@ export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
         (dbId === undefined || document.payload.dbId === dbId) &&
         (!tables || (document.payload.table !== undefined && tables.has(document.payload.table))),
     );
+    const candidateRows = candidates.reduce((sum, c) => sum + c.rows, 0);
     const results: ScoredDocument[] = [];
-    if (this.options.scorer && candidates.length >= (this.options.scorerMinDocuments ?? 500)) {
+    if (this.options.scorer && candidateRows >= (this.options.scorerMinRows ?? SCORER_MIN_ROWS)) {
       const scores = await this.scorerScores(query);
       for (const stored of candidates) {
         const score = scores.get(stored) ?? 0;
