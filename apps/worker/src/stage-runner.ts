@@ -36,7 +36,8 @@ interface LoadedDatabase { schema: DatabaseSchema; dbPath: string }
 
 /**
  * A stage whose result is to be stored (`run`) or is stored already, and whose runs are to move on. `paid`: the result
- * cost an LLM call made by this execution, so it is committed durably (see `StageRunner`).
+ * holds an LLM answer this execution paid for that is stored nowhere else durably, so it is committed durably (see
+ * `StageRunner`).
  */
 type Commit = { p: StageJobPayload; run: StageRun; paid: boolean } | { p: Pick<StageJobPayload, 'stageKey' | 'final'>; run?: undefined };
 
@@ -54,10 +55,12 @@ interface CommitOutcome { inserted: boolean; batch: number; durable: boolean; co
  * then advance) of jobs running at the same time are grouped: one query, one round trip for the insert and the
  * dependents lookup, and one enqueue per group.
  *
- * Durability follows cost: a result that cost an LLM call made here is committed durably (fsync) before its
- * dependents are enqueued; any other result (SQL execution, retrieval, evaluation, an answer from the response cache)
- * is committed asynchronously, as its own group, since one lost with a Postgres crash is computed again by the
- * reconciler for nothing. Either way the row is visible before the dependents lookup starts.
+ * Durability follows cost: a result whose LLM answer was paid for here and is held nowhere else durably (the response
+ * cache could not store it, or there is none) is committed durably (fsync) before its dependents are enqueued. Any
+ * other result is committed asynchronously, as its own group: SQL execution, retrieval, evaluation, and LLM answers
+ * that the response cache holds, whether taken from it or stored in it (durably) by this call. One lost with a
+ * Postgres crash is computed again by the reconciler for nothing, its LLM answer coming from the cache. Either way the
+ * row is visible before the dependents lookup starts.
  */
 export class StageRunner {
   private readonly machine = hostname();
@@ -114,13 +117,17 @@ export class StageRunner {
     }
   }
 
-  /** Runs the stage; `paid` when it made an LLM call that was not answered from the response cache. */
+  /**
+   * Runs the stage; `paid` when it made an LLM call that the response cache did not answer and could not store (see
+   * the class comment).
+   */
   private async work(impl: StageImplementation, ctx: StageContext, p: StageJobPayload, job: Job, token?: string): Promise<{ run: StageRun; paid: boolean }> {
     const started = performance.now();
     try {
       const skipped = impl.kind === 'llm' ? impl.skip?.(ctx) : undefined;
-      const run = impl.kind === 'compute' ? await impl.run(ctx) : (skipped ?? await this.ask(impl, ctx, p));
-      const paid = impl.kind === 'llm' && !skipped && !run.reused;
+      const asked = impl.kind === 'llm' && !skipped ? await this.ask(impl, ctx, p) : undefined;
+      const run = impl.kind === 'compute' ? await impl.run(ctx) : (skipped ?? asked!.run);
+      const paid = !!asked && !asked.run.reused && !asked.stored;
       return { run: { ...run, latencyMs: run.latencyMs ?? performance.now() - started }, paid };
     } catch (e) {
       throw await this.translate(e, job, token);
@@ -218,10 +225,12 @@ export class StageRunner {
     return new Error(`input ${name} (${key.slice(0, 12)}) of stage ${p.stage} has no result yet`);
   }
 
-  private async ask(stage: LlmStage, ctx: StageContext, p: StageJobPayload): Promise<StageRun> {
+  /** The stage's LLM call and its result; `stored` when the response cache holds the answer durably. */
+  private async ask(stage: LlmStage, ctx: StageContext, p: StageJobPayload): Promise<{ run: StageRun; stored: boolean }> {
     // The attribution goes into the cache row of a call this job pays for (see llmStageRun).
     const request = { ...llmRequestOf(stage, ctx, p), attribution: { runId: p.runId, variantId: p.variantId, stage: p.stage, stageKey: p.stageKey } };
-    return llmStageRun(stage, ctx, request, await this.deps.llm.complete(request));
+    const response = await this.deps.llm.complete(request);
+    return { run: llmStageRun(stage, ctx, request, response), stored: response.stored === true };
   }
 
   /**

@@ -98,14 +98,15 @@ describe('SingleFlightCalls with a claiming cache store', () => {
   it('a miss takes two store round trips (look-up-or-claim, store-and-release) and a hit one, which writes nothing', async () => {
     const store = new MemoryStore();
     const a = calls(store);
-    expect((await a.complete('q1')).cached).toBe(false);
+    // Stored: asked again, the cache answers it for nothing (the stage result may then be committed asynchronously).
+    expect(await a.complete('q1')).toMatchObject({ cached: false, stored: true });
     expect(store.calls).toEqual(['lookupOrClaim', 'putAndRelease']);
     expect(store.claims.size).toBe(0);
 
     store.calls.length = 0;
     const b = calls(store);
     const hit = await b.complete('q1');
-    expect(hit).toMatchObject({ output: 'answer: q1', cached: true, costUsd: 0, answerCostUsd: 0.5 });
+    expect(hit).toMatchObject({ output: 'answer: q1', cached: true, stored: true, costUsd: 0, answerCostUsd: 0.5 });
     expect(store.calls).toEqual(['lookupOrClaim']);
     expect(store.claims.size).toBe(0);
     expect([...a.paidFor, ...b.paidFor]).toEqual(['answer: q1']);
@@ -158,7 +159,9 @@ describe('SingleFlightCalls with a claiming cache store', () => {
     const store = new MemoryStore();
     store.putAndReleaseErrors.push(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect' }));
     const a = calls(store);
-    expect((await a.complete('q5')).output).toBe('answer: q5');
+    const answer = await a.complete('q5');
+    expect(answer.output).toBe('answer: q5');
+    expect(answer.stored).toBeUndefined(); // held in memory only: its stage result must be committed durably
     expect(a.f.kept.size).toBe(1);
     expect(store.claims.size).toBe(1);
     expect(a.f.claims?.holds([...store.claims.keys()][0]!)).toBe(true);
@@ -174,7 +177,9 @@ describe('SingleFlightCalls with a claiming cache store', () => {
     const store = new MemoryStore();
     store.putAndReleaseErrors.push(Object.assign(new Error('violates check constraint'), { code: '23514', severity: 'ERROR' }));
     const a = calls(store);
-    expect((await a.complete('q6')).output).toBe('answer: q6');
+    const answer = await a.complete('q6');
+    expect(answer.output).toBe('answer: q6');
+    expect(answer.stored).toBeUndefined();
     expect(a.f.kept.size).toBe(0);
     expect(store.calls).toEqual(['lookupOrClaim', 'putAndRelease', 'release']);
     expect(store.claims.size).toBe(0);
@@ -183,10 +188,10 @@ describe('SingleFlightCalls with a claiming cache store', () => {
   it('falls back to separate calls with a store that lacks the one-round-trip methods', async () => {
     const store = new MemoryStore(['lookupOrClaim', 'putAndRelease']);
     const a = calls(store);
-    await a.complete('q7');
+    expect((await a.complete('q7')).stored).toBe(true);
     expect(store.calls).toEqual(['get', 'claim', 'get', 'put', 'release']);
     store.calls.length = 0;
-    expect((await calls(store).complete('q7')).cached).toBe(true);
+    expect(await calls(store).complete('q7')).toMatchObject({ cached: true, stored: true });
     expect(store.calls).toEqual(['get']);
     expect(store.claims.size).toBe(0);
   });

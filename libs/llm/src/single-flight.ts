@@ -72,11 +72,11 @@ export class SingleFlightCalls {
     const hit = await cache.get(key);
     if (hit) {
       this.opts.log({ msg: 'llm cache hit', ...req.attribution, model: m.name, key, ...hit.usage });
-      return fromCache(hit, Date.now() - started);
+      return { ...fromCache(hit, Date.now() - started), stored: true };
     }
     const response = await this.opts.call(m, req, maxTokens);
-    await this.storeOrKeep(cache, key, req, response);
-    return response;
+    const stored = await this.storeOrKeep(cache, key, req, response);
+    return stored === 'stored' ? { ...response, stored: true } : response;
   }
 
   /**
@@ -92,7 +92,7 @@ export class SingleFlightCalls {
         // answer, so that no claim outlives the call that took it (rare: it costs a round trip only then).
         if (claimed) await claims.release(key);
         this.opts.log({ msg: waited ? 'llm cache hit after waiting for another process' : 'llm cache hit', ...req.attribution, model: m.name, key, ...hit.usage });
-        return fromCache(hit, Date.now() - started);
+        return { ...fromCache(hit, Date.now() - started), stored: true };
       }
       if (claimed) return this.paidClaimedCall(m, req, maxTokens, key, cache, claims);
       await new Promise((r) => setTimeout(r, 100));
@@ -121,40 +121,42 @@ export class SingleFlightCalls {
     }
     if (!cache.putAndRelease) {
       // A kept response holds its claim until it is stored (KeptResponses releases it then).
-      if (await this.storeOrKeep(cache, key, req, response)) await claims.release(key);
-      return response;
+      const outcome = await this.storeOrKeep(cache, key, req, response);
+      if (outcome !== 'kept') await claims.release(key);
+      return outcome === 'stored' ? { ...response, stored: true } : response;
     }
     const entry = cacheEntry(key, req, response);
     try {
       await claims.releaseWith(key, (owner) => cache.putAndRelease!(entry, owner));
+      return { ...response, stored: true };
     } catch (err) {
-      if (this.refusedOrKept(entry, req, err)) await claims.release(key);
+      if (this.refusedOrKept(entry, req, err) === 'refused') await claims.release(key);
+      return response;
     }
-    return response;
   }
 
   /**
-   * Stores a paid response; true when it is stored. While the store is unreachable the response is kept in this
-   * process and stored when the store is back (false): the caller has its answer either way, and nothing is paid twice.
+   * Stores a paid response. While the store is unreachable the response is kept in this process and stored when the
+   * store is back ('kept'): the caller has its answer either way, and nothing is paid twice.
    */
-  private async storeOrKeep(cache: ResponseCacheStore, key: string, req: LlmRequest, response: LlmResponse): Promise<boolean> {
+  private async storeOrKeep(cache: ResponseCacheStore, key: string, req: LlmRequest, response: LlmResponse): Promise<'stored' | 'refused' | 'kept'> {
     const entry = cacheEntry(key, req, response);
     try {
       await cache.put(entry);
-      return true;
+      return 'stored';
     } catch (err) {
       return this.refusedOrKept(entry, req, err);
     }
   }
 
-  /** After a failed put: true when the store refused the entry (it is not cached), false when it is kept to store later. */
-  private refusedOrKept(entry: CacheEntry, req: LlmRequest, err: unknown): boolean {
+  /** After a failed put: 'refused' when the store refused the entry (it is not cached), 'kept' when it is kept to store later. */
+  private refusedOrKept(entry: CacheEntry, req: LlmRequest, err: unknown): 'refused' | 'kept' {
     if (isRefusedByStore(err)) {
       this.opts.log({ severity: 'warn', msg: 'llm response refused by the cache store: returned, not cached', ...req.attribution, model: entry.model, key: entry.key, err: (err as Error).message });
-      return true;
+      return 'refused';
     }
     this.kept.keep(entry, err as Error);
-    return false;
+    return 'kept';
   }
 }
 

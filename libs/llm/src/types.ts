@@ -49,6 +49,12 @@ export interface LlmResponse {
   paidFor?: { runId?: string; stageKey?: string };
   latencyMs: number;
   cached: boolean;
+  /**
+   * The answer is stored durably in the response cache (a hit, or a paid answer whose store succeeded): asking again
+   * is answered from there and costs nothing. Unset while a paid answer is held only in memory (the store was away, or
+   * refused it) or where there is no cache.
+   */
+  stored?: boolean;
   simulated: boolean;
   /** The simulator's account of this answer (features and probability), when the endpoint sent one. */
   simulation?: SimulationReport;
