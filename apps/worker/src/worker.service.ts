@@ -58,7 +58,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const warnings = new ThrottledWarnings((fields, msg) => this.log.warn(fields, msg));
     this.db = createDb(env.DATABASE_URL, { max: 4, warnings });
     this.queue = new QueueClient(env.REDIS_URL, env.SQLSWEEP_QUEUE_PREFIX);
-    this.sandbox = new SandboxPool({ size: env.SQLSWEEP_SANDBOX_SIZE, deadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS });
+    this.sandbox = new SandboxPool({ size: env.SQLSWEEP_SANDBOX_SIZE, deadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS, timingReuseMs: env.SQLSWEEP_TIMING_REUSE_MS });
     this.budgetRedis = createRedisConnection(env.REDIS_URL, warnings);
     // The response cache costs every LLM call one query on a hit and two on a miss (look-up-and-claim, store-and-release):
     // at a top-tier limit's 50 calls/s, with five queries a call then, 2 connections queued the LLM jobs behind each

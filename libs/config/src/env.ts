@@ -98,6 +98,12 @@ export const workerEnvSchema = commonEnvSchema.extend({
   SQLSWEEP_MAX_ACTIVE_JOBS: intFromString(1).optional(),
   SQLSWEEP_SANDBOX_SIZE: intFromString(1).optional(),
   SQLSWEEP_SQL_DEADLINE_MS: intFromString(100).default(30_000),
+  /**
+   * How long a worker reuses a VES timing (the same SQL timed on the same replica with the same repeats) instead of
+   * timing it again: a sweep's evaluate stages time the same gold query once per variant that got the item right.
+   * 0 times every pair afresh, as BIRD's evaluation_ves.py does.
+   */
+  SQLSWEEP_TIMING_REUSE_MS: intFromString(0).default(300_000),
   /** How long a job stays locked to a worker without renewal; a killed worker's jobs return after about this. */
   SQLSWEEP_JOB_LOCK_MS: intFromString(1_000).default(30_000),
   /**

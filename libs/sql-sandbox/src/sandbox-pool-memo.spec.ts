@@ -39,7 +39,7 @@ describe('SandboxPool running identical requests once', () => {
     expect(again.elapsedMs).toBe(results[0].elapsedMs);
   });
 
-  it('always runs a timing request (repeat > 1), and keeps different deadlines apart', async () => {
+  it('always runs a timing request (repeat > 1) by default, and keeps different deadlines apart', async () => {
     const sql = 'SELECT name FROM item ORDER BY id';
     await pool.execute({ dbPath, sql });
     const before = pool.executions;
@@ -48,6 +48,32 @@ describe('SandboxPool running identical requests once', () => {
     expect(timings.every((t) => t.timingsMs?.length === 3)).toBe(true);
     await pool.execute({ dbPath, sql, deadlineMs: 4_000 });
     expect(pool.executions - before).toBe(3);
+  });
+
+  it('with timingReuseMs, times identical timing requests once and reuses the timing for that long only', async () => {
+    const reusing = new SandboxPool({ size: 2, standby: false, timingReuseMs: 600 });
+    try {
+      const sql = 'SELECT name FROM item ORDER BY id';
+      const [a, b] = await Promise.all([reusing.execute({ dbPath, sql, repeat: 3 }), reusing.execute({ dbPath, sql, repeat: 3 })]);
+      expect(reusing.executions).toBe(1);
+      expect(a.timingsMs).toHaveLength(3);
+      expect(b.timingsMs).toEqual(a.timingsMs);
+      a.timingsMs![0] = -1; // a caller's copy is its own
+      expect((await reusing.execute({ dbPath, sql, repeat: 3 })).timingsMs).toEqual(b.timingsMs);
+      expect(reusing.executions).toBe(1);
+      // Another repeat count, or the plain query, is another request.
+      expect((await reusing.execute({ dbPath, sql, repeat: 4 })).timingsMs).toHaveLength(4);
+      await reusing.execute({ dbPath, sql });
+      expect(reusing.executions).toBe(3);
+      // SQL whose answer is not fixed by the file and the text is timed every time.
+      await Promise.all([reusing.execute({ dbPath, sql: 'SELECT random()', repeat: 2 }), reusing.execute({ dbPath, sql: 'SELECT random()', repeat: 2 })]);
+      expect(reusing.executions).toBe(5);
+      await new Promise((r) => setTimeout(r, 700));
+      expect((await reusing.execute({ dbPath, sql, repeat: 3 })).timingsMs).not.toEqual(b.timingsMs);
+      expect(reusing.executions).toBe(6);
+    } finally {
+      await reusing.close();
+    }
   });
 
   it('hands out copies: a caller changing its result changes nobody else\'s', async () => {

@@ -43,6 +43,13 @@ export interface SandboxPoolOptions {
    * later sweep served by the same worker process tries again. Other results are kept until evicted.
    */
   memoTimeoutMs?: number;
+  /**
+   * How long a timing (`repeat` > 1) of deterministic SQL answers an identical timing request (same database file,
+   * SQL, deadline and repeat count) instead of running again (default 0: every timing runs, as the official VES
+   * script times each pair afresh). A sweep's evaluate stages time the same gold query, and often the same
+   * prediction, once per variant that got the item right: the workers reuse a timing for a few minutes.
+   */
+  timingReuseMs?: number;
 }
 
 /** A result, and whether it belongs to the query (answered by the child, or its deadline) rather than to the pool. */
@@ -134,6 +141,7 @@ export class SandboxPool {
   private readonly retiring = new Set<Slot>();
   private readonly memo: ResultMemo;
   private readonly memoTimeoutMs: number;
+  private readonly timingReuseMs: number;
   /** The nice value children start with (the pool's own). */
   private readonly baseNice = getPriority();
   /**
@@ -183,6 +191,7 @@ export class SandboxPool {
     this.maxExtra = Math.max(0, opts.maxExtra ?? this.size * 2);
     this.extraIdleMs = opts.extraIdleMs ?? EXTRA_IDLE_MS;
     this.memoTimeoutMs = opts.memoTimeoutMs ?? MEMO_TIMEOUT_MS;
+    this.timingReuseMs = Math.max(0, opts.timingReuseMs ?? 0);
     this.memo = new ResultMemo({ maxEntries: opts.memoEntries ?? MEMO_ENTRIES, maxBytes: opts.memoBytes ?? MEMO_BYTES });
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
     this.useStandby = opts.standby ?? true;
@@ -196,8 +205,9 @@ export class SandboxPool {
    * answered (rows, errors) and, for `memoTimeoutMs`, timeouts (the same query under the same deadline gets the same
    * verdict instead of holding a child for the whole deadline again); not kept: the pool's own errors (a child that
    * died, or was killed for memory, or a closed pool) and transient SQLite errors (`isLasting`: a database that could
-   * not be opened, locks, memory, I/O). `repeat` > 1 is a timing measurement, and SQL that is not
-   * deterministic (`isDeterministicSql`: random(), the clock): always run, never shared.
+   * not be opened, locks, memory, I/O). `repeat` > 1 is a timing measurement: run every time unless
+   * `timingReuseMs` is set, then shared and kept as above for that long (the timings with the rest). SQL that is not
+   * deterministic (`isDeterministicSql`: random(), the clock) always runs, never shared.
    */
   execute(req: ExecuteRequest): Promise<TimedExecutionResult> {
     if (this.broken) return Promise.reject(this.broken);
@@ -206,7 +216,9 @@ export class SandboxPool {
     const deadlineMs = req.deadlineMs ?? this.defaultDeadlineMs;
     // A query reading the clock or random() may answer differently each run: it always runs (an evaluation that ran
     // every query would not give two stages, or gold and an identical prediction, one shared draw).
-    const key = repeat === 1 && isDeterministicSql(req.sql) ? executionKey(req.dbPath, req.sql, deadlineMs) : undefined;
+    const shareable = (repeat === 1 || this.timingReuseMs > 0) && isDeterministicSql(req.sql);
+    const file = shareable ? executionKey(req.dbPath, req.sql, deadlineMs) : undefined;
+    const key = file === undefined || repeat === 1 ? file : `${repeat}\u0000${file}`;
     if (key === undefined) return this.run(req, repeat, deadlineMs).then((o) => o.result);
     const kept = this.memo.get(key);
     if (kept) {
@@ -223,7 +235,8 @@ export class SandboxPool {
     const shared = first
       .then((o) => {
         const copy = copyResult(o.result);
-        if (o.ownVerdict && isLasting(copy)) this.memo.set(key, copy, copy.status === 'timeout' ? this.memoTimeoutMs : Infinity);
+        const ttlMs = repeat > 1 ? this.timingReuseMs : copy.status === 'timeout' ? this.memoTimeoutMs : Infinity;
+        if (o.ownVerdict && isLasting(copy)) this.memo.set(key, copy, ttlMs);
         return copy;
       })
       .finally(() => this.inFlight.delete(key));

@@ -35,6 +35,8 @@ export interface EvaluateOutput {
  * Timed runs per query for VES, by the one procedure of `timeForVes` (libs/sql-sandbox: a warm-up each, then the
  * prediction timed before the gold, as BIRD's script does). BIRD's script times 100 runs; 10 keeps sweeps fast on
  * schema-sized databases and still lets the 3-sigma filter work. `sqlsweep eval --metric ves` uses the official 100.
+ * A worker reuses a timing of the same SQL on the same replica for `SQLSWEEP_TIMING_REUSE_MS` (SandboxPool
+ * `timingReuseMs`): the gold query is timed once, not once per variant that got the item right.
  */
 export const VES_REPEATS = 10;
 
