@@ -1,6 +1,6 @@
 /**
  * bench/sweep: every registered pipeline x 2 variants (two simulated models) over minibench dev, with a
- * zero-latency simulator, through real worker processes. Reports pipelines (variant x item) per second, stage jobs
+ * zero-latency simulator and the models' client-side rate limits lifted, through real worker processes. Reports pipelines (variant x item) per second, stage jobs
  * per second, and the orchestration cost per stage job (phases timed by the workers) next to a no-op BullMQ job's
  * cost and a Postgres round trip's, measured in the same run.
  *
@@ -16,6 +16,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Queue, Worker } from 'bullmq';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { Client } from 'pg';
 import { pipelineNames } from '@sqlsweep/contracts';
 import {
@@ -99,6 +100,22 @@ async function postgresRoundTrips(databaseUrl: string, calls: number): Promise<{
   } finally {
     await client.end();
   }
+}
+
+/**
+ * configs/models.yaml with the two simulated models' client-side limits lifted, written into `dir`: the catalog gives
+ * them a tier of 3,000 RPM and 2 M input TPM each, which capped the LLM stages at 100 calls/s in all (about 200 stage
+ * jobs/s) and left the cores idle behind the rate budget. This benchmark measures orchestration; bench/saturation
+ * measures how a sweep fills a real limit.
+ */
+function unlimitedCatalog(dir: string): string {
+  const catalog = parseYaml(readFileSync(join(root, 'configs', 'models.yaml'), 'utf8')) as { models: Record<string, { limits: unknown }> };
+  for (const model of ['sim-strong', 'sim-weak']) {
+    catalog.models[model].limits = { rpm: 100_000_000, inputTpm: 100_000_000_000, outputTpm: 100_000_000_000, concurrency: 10_000 };
+  }
+  const file = join(dir, 'models.yaml');
+  writeFileSync(file, toYaml(catalog));
+  return file;
 }
 
 /** Of `times` measurements taken one after another, the one with the median `by`. */
@@ -233,7 +250,11 @@ async function main(): Promise<void> {
   const servers = await serverPids(db.url, endpoints.redisUrl);
   const sim = await startSimulator({ config: 'bench/sweep/llm-sim-zero-latency.yaml' });
   const prefix = testQueuePrefix();
-  const env = { DATABASE_URL: db.url, REDIS_URL: endpoints.redisUrl, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: mkdtempSync(join(tmpdir(), 'sqlsweep-bench-')), LOG_LEVEL: 'warn' };
+  const dataDir = mkdtempSync(join(tmpdir(), 'sqlsweep-bench-'));
+  const env = {
+    DATABASE_URL: db.url, REDIS_URL: endpoints.redisUrl, SQLSWEEP_QUEUE_PREFIX: prefix, SQLSWEEP_LLM_SIM_URL: sim.url, SQLSWEEP_DATA_DIR: dataDir,
+    SQLSWEEP_MODELS_FILE: unlimitedCatalog(dataDir), LOG_LEVEL: 'warn',
+  };
   const done: StageDone[] = [];
   const collect = (line: string) => {
     if (!line.includes('"stage done"')) return;
@@ -265,8 +286,18 @@ async function main(): Promise<void> {
     if (r.code !== 0) throw new Error(`bench sweep failed:\n${r.stdout}\n${r.stderr}`);
     const runId = /run ([0-9a-f-]{36}) created/.exec(r.stdout)![1];
     const run = await db.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
-    // Planning: from the command's start to the run's row (config, keys, stored-key lookup, estimate, plan insert).
-    return { run, wallMs, cpuMs, planMs: run.created_at.getTime() - startedAt, jobs: done.filter((d) => d.runId === runId) };
+    const jobs = done.filter((d) => d.runId === runId);
+    // Where the wall time went: planning (the command's start to the run's row: start-up, config, keys, stored-key
+    // lookup, estimate, plan insert), then to the first stage job's start, the stage jobs, to the run's end, and
+    // from there to the command's exit (its last poll, the leaderboard, closing).
+    const firstStart = Math.min(...jobs.map((j) => j.time - Object.values(j.ms ?? {}).reduce((t, x) => t + x, 0)));
+    const lastEnd = Math.max(...jobs.map((j) => j.time));
+    const finishedAt = run.finished_at?.getTime() ?? lastEnd;
+    const wallParts = {
+      plan: run.created_at.getTime() - startedAt, toFirstJob: firstStart - run.created_at.getTime(), jobs: lastEnd - firstStart,
+      toRunEnd: finishedAt - lastEnd, toExit: startedAt + wallMs - finishedAt,
+    };
+    return { run, wallMs, cpuMs, planMs: wallParts.plan, wallParts, jobs };
   };
   // A worker that dies unasked would leave the sweep waiting for ever: stop the benchmark instead.
   const stopping = new Set<Proc>();
@@ -327,6 +358,7 @@ async function main(): Promise<void> {
       throughput: {
         wallSeconds: round(parallel.wallMs / 1000),
         planSeconds: round(parallel.planMs / 1000),
+        wallPartsSeconds: Object.fromEntries(Object.entries(parallel.wallParts).map(([part, ms]) => [part, round(ms / 1000)])),
         pipelinesPerSecond: round((variants.length * parallel.run.item_count) / (parallel.wallMs / 1000)),
         stageJobs, stageJobsPerSecond: round(stageJobs / (parallel.wallMs / 1000)),
         wallMsPerStageJob: round(parallel.wallMs / stageJobs),
@@ -360,10 +392,10 @@ async function main(): Promise<void> {
         unweightedStages: [...new Set(parallel.jobs.map((j) => j.stage))].filter((stage) => !serial.jobs.some((j) => j.stage === stage)),
       },
       note: [
-        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, LLM stages asked afresh); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
+        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split at the run\'s creation, the first stage job\'s start, the last one\'s end and the run\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor.',
-        'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: it cost an LLM call; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
+        'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: an LLM answer paid for here that the response cache could not store; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
         'unweightedStages: kinds of the sweep\'s stage jobs that the serial run did not hold (too few --serial-items), left out of the weighted means.',
         'roundTripsPerStageJob: Postgres queries (each one round trip) and Redis commands (several may share one write in a pipeline) the worker processes sent during the sweep, per stage job: counts, so unlike the times they do not move with the machine\'s load.',
         'noopBullmqCpuMsPerJob: CPU time of the no-op jobs\' worker (this process) and Redis, per job. cpuMsPerStageJob includes the LLM client\'s response cache (Postgres) and rate budget (Redis), which are the LLM stages\' work.',
