@@ -127,14 +127,16 @@ export class StageRunner {
       const skipped = impl.kind === 'llm' ? impl.skip?.(ctx) : undefined;
       const asked = impl.kind === 'llm' && !skipped ? await this.ask(impl, ctx, p) : undefined;
       const run = impl.kind === 'compute' ? await impl.run(ctx) : (skipped ?? asked!.run);
-      const paid = !!asked && !asked.run.reused && !asked.stored;
+      // `stored`, not `reused`: an answer shared in this process by a call whose answer the cache could not store
+      // counts as reused, yet no durable copy of it exists.
+      const paid = !!asked && !asked.stored;
       return { run: { ...run, latencyMs: run.latencyMs ?? performance.now() - started }, paid };
     } catch (e) {
       throw await this.translate(e, job, token);
     }
   }
 
-  /** Durably when the result cost an LLM call, else asynchronously; each kind in groups of its own. */
+  /** Durably when `paid` (see `work`; batch answers: when not reused), else asynchronously; each kind in groups of its own. */
   private commit(c: Commit): Promise<CommitOutcome> {
     return (c.run && c.paid ? this.paidCommits : this.cheapCommits).submit(c);
   }

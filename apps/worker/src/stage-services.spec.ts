@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ensureBundledEncoderForTests, openIndex, type RetrievalDocument } from '@sqlsweep/retrieval';
 import { WorkerRetrieval } from './stage-services';
 
-/** 600 short texts: over the 500 documents from which a search is scored on the MaxSim thread. */
+/** 600 short texts: over the 2,048 token rows from which a search is scored on the MaxSim thread. */
 const words = ['flight', 'airport', 'city', 'patient', 'doctor', 'ward', 'price', 'date', 'name', 'count', 'country', 'airline'];
 const documents: RetrievalDocument[] = Array.from({ length: 600 }, (_, i) => ({
   id: `chunk-${i}`, kind: 'rag-chunk', payload: {},

@@ -101,7 +101,8 @@ export const workerEnvSchema = commonEnvSchema.extend({
   /**
    * How long a worker reuses a VES timing (the same SQL timed on the same replica with the same repeats) instead of
    * timing it again: a sweep's evaluate stages time the same gold query once per variant that got the item right.
-   * 0 times every pair afresh, as BIRD's evaluation_ves.py does.
+   * A prediction identical to the gold then gets the gold's timing (ratio exactly 1). 0 times every pair afresh, as
+   * BIRD's evaluation_ves.py does.
    */
   SQLSWEEP_TIMING_REUSE_MS: intFromString(0).default(300_000),
   /** How long a job stays locked to a worker without renewal; a killed worker's jobs return after about this. */

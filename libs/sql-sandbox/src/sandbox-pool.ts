@@ -126,7 +126,8 @@ const lastLine = (text: string): string =>
 /**
  * A pool of child processes that run untrusted SQL read-only, one query per child at a time. Requests wait behind
  * slow queries at most about `slowAfterMs` (extra children, bounded by `maxExtra`), and an identical request
- * (`repeat` 1) runs once: it joins the one in flight or is answered from a bounded memo of recent results.
+ * (`repeat` 1, or a timing with `timingReuseMs`) runs once: it joins the one in flight or is answered from a bounded
+ * memo of recent results.
  */
 export class SandboxPool {
   private readonly limits: ChildLimits;

@@ -36,7 +36,8 @@ export interface EvaluateOutput {
  * prediction timed before the gold, as BIRD's script does). BIRD's script times 100 runs; 10 keeps sweeps fast on
  * schema-sized databases and still lets the 3-sigma filter work. `sqlsweep eval --metric ves` uses the official 100.
  * A worker reuses a timing of the same SQL on the same replica for `SQLSWEEP_TIMING_REUSE_MS` (SandboxPool
- * `timingReuseMs`): the gold query is timed once, not once per variant that got the item right.
+ * `timingReuseMs`): the gold query is timed at most once in that time, not once per variant that got the item right,
+ * and a prediction whose text is the gold's takes the gold's timing, a ratio of exactly 1 (libs/sql-sandbox/README.md).
  */
 export const VES_REPEATS = 10;
 
