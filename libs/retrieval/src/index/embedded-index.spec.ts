@@ -66,11 +66,19 @@ describe('onnxruntime MaxSim scorer', () => {
     // Filtered down to one document (800 rows), the scalar kernel scores it: nothing more is registered or asked.
     expect(await index.search(query, { filter: { dbId: 'a' } })).toHaveLength(1);
     expect(registered).toBe(1);
+    // Enough rows, but a tenth of a corpus the scorer would score whole: the scalar kernel scores them.
+    const large = new EmbeddedMultiVectorIndex(CONTRACT_DIM, { scorer: counting, scorerMinRows: 100 });
+    await large.upsert(Array.from({ length: 12 }, (_, i) => ({ id: `g${i}`, kind: 'column' as const, text: '', payload: { dbId: i === 0 ? 'a' : 'b' }, vectors: syntheticMatrix(i + 50, 200, CONTRACT_DIM) })));
+    expect(await large.search(query, { filter: { dbId: 'a' } })).toHaveLength(1);
+    expect(registered).toBe(1);
+    expect(await large.search(query, { filter: { dbId: 'b' } })).toHaveLength(11);
+    expect(registered).toBe(2);
+    await large.close();
     // Many short documents stay on the scalar kernel.
     const short = new EmbeddedMultiVectorIndex(CONTRACT_DIM, { scorer: counting });
     await short.upsert(Array.from({ length: 600 }, (_, i) => ({ id: `s${i}`, kind: 'column' as const, text: '', payload: {}, vectors: syntheticMatrix(i + 3, 2, CONTRACT_DIM) })));
     expect(await short.search(query, { topK: 3 })).toHaveLength(3);
-    expect(registered).toBe(1);
+    expect(registered).toBe(2);
     await index.close();
   });
 });
