@@ -287,15 +287,15 @@ async function main(): Promise<void> {
     const runId = /run ([0-9a-f-]{36}) created/.exec(r.stdout)![1];
     const run = await db.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
     const jobs = done.filter((d) => d.runId === runId);
+    if (jobs.length === 0) throw new Error(`bench sweep: no stage job of run ${runId} was logged`);
     // Where the wall time went: planning (the command's start to the run's row: start-up, config, keys, stored-key
-    // lookup, estimate, plan insert), then to the first stage job's start, the stage jobs, to the run's end, and
-    // from there to the command's exit (its last poll, the leaderboard, closing).
+    // lookup, estimate, plan insert), then to the first stage job's start, the stage jobs (the last one ends the run),
+    // and from the last one's end to the command's exit (its last poll, the leaderboard, closing).
     const firstStart = Math.min(...jobs.map((j) => j.time - Object.values(j.ms ?? {}).reduce((t, x) => t + x, 0)));
     const lastEnd = Math.max(...jobs.map((j) => j.time));
-    const finishedAt = run.finished_at?.getTime() ?? lastEnd;
     const wallParts = {
       plan: run.created_at.getTime() - startedAt, toFirstJob: firstStart - run.created_at.getTime(), jobs: lastEnd - firstStart,
-      toRunEnd: finishedAt - lastEnd, toExit: startedAt + wallMs - finishedAt,
+      toExit: startedAt + wallMs - lastEnd,
     };
     return { run, wallMs, cpuMs, planMs: wallParts.plan, wallParts, jobs };
   };
@@ -392,7 +392,7 @@ async function main(): Promise<void> {
         unweightedStages: [...new Set(parallel.jobs.map((j) => j.stage))].filter((stage) => !serial.jobs.some((j) => j.stage === stage)),
       },
       note: [
-        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split at the run\'s creation, the first stage job\'s start, the last one\'s end and the run\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
+        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split at the run\'s creation, the first stage job\'s start and the last one\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor.',
         'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: an LLM answer paid for here that the response cache could not store; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
