@@ -15,6 +15,7 @@ import { buildSchemaIndexJob } from './index-builder';
 import { LlmBatchRunner } from './llm-batch';
 import { AdaptiveLlmConcurrency, AUTO_LLM_HEADROOM, AUTO_MIN_LLM_CONCURRENCY } from './llm-concurrency';
 import { WorkerRetrieval } from './stage-services';
+import { RedisSharedExecutions } from './shared-executions';
 
 export const WORKER_ENV = Symbol('WORKER_ENV');
 
@@ -58,8 +59,11 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const warnings = new ThrottledWarnings((fields, msg) => this.log.warn(fields, msg));
     this.db = createDb(env.DATABASE_URL, { max: 4, warnings });
     this.queue = new QueueClient(env.REDIS_URL, env.SQLSWEEP_QUEUE_PREFIX);
-    this.sandbox = new SandboxPool({ size: env.SQLSWEEP_SANDBOX_SIZE, deadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS, timingReuseMs: env.SQLSWEEP_TIMING_REUSE_MS });
     this.budgetRedis = createRedisConnection(env.REDIS_URL, warnings);
+    this.sandbox = new SandboxPool({
+      size: env.SQLSWEEP_SANDBOX_SIZE, deadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS, timingReuseMs: env.SQLSWEEP_TIMING_REUSE_MS,
+      shared: new RedisSharedExecutions(this.budgetRedis, env.SQLSWEEP_QUEUE_PREFIX),
+    });
     // The response cache costs every LLM call one query on a hit and two on a miss (look-up-and-claim, store-and-release):
     // at a top-tier limit's 50 calls/s, with five queries a call then, 2 connections queued the LLM jobs behind each
     // other once Postgres slowed down.

@@ -1,7 +1,8 @@
 export type { SqlValue, SqlValueType } from './sql-value';
 export { encodeSqlValue, sqlValueKey, sqlValueType, pythonSortKey, pyFloatRepr } from './sql-value';
 export type { ExecutionResult, ExecuteRequest, TimedExecutionResult } from './execution-result';
-export { SandboxPool, type SandboxPoolOptions } from './sandbox-pool';
+export { SandboxPool, type SandboxPoolOptions, type SharedExecutions } from './sandbox-pool';
+export { executionKey } from './result-memo';
 export { gateSqlText, gateStatement } from './statement-gate';
 export { prepareWithDqsFallback } from './dqs-fallback';
 export { lexSql, type SqlToken, type SqlTokenKind } from './sql-lexer';

@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, getPriority, setPriority } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { childEnv, sandboxChildEntry } from './child-entry';
 import type { ChildLimits, ChildMessage, ChildRequest } from './child-protocol';
 import type { ExecuteRequest, TimedExecutionResult } from './execution-result';
@@ -50,6 +51,26 @@ export interface SandboxPoolOptions {
    * prediction, once per variant that got the item right: the workers reuse a timing for a few minutes.
    */
   timingReuseMs?: number;
+  /**
+   * Queries shared with other processes (workers on one data directory): a query (`repeat` 1) still running after
+   * `slowAfterMs` is claimed there; if another process holds it already, this one stops its own run and takes that
+   * process's result when it lands (or runs the query again if the claim lapses without one). See SharedExecutions.
+   */
+  shared?: SharedExecutions;
+}
+
+/**
+ * Where processes that run the same slow queries meet (Redis in the workers). Keys are `executionKey`s (same file by
+ * device and inode, same SQL and deadline), so only processes reading the same replica file share.
+ */
+export interface SharedExecutions {
+  /**
+   * The result another process stored for `key`; else whether this process now holds `key` for `ttlMs` (nobody else
+   * holds it live). A holder that dies lets its claim lapse.
+   */
+  lookupOrClaim(key: string, ttlMs: number): Promise<{ result?: TimedExecutionResult; claimed: boolean }>;
+  /** Stores `result` (when given) for `ttlMs`, then releases this process's claim on `key`. */
+  putAndRelease(key: string, result: TimedExecutionResult | undefined, ttlMs: number): Promise<void>;
 }
 
 /** A result, and whether it belongs to the query (answered by the child, or its deadline) rather than to the pool. */
@@ -76,7 +97,7 @@ interface Slot {
   startedAt?: bigint;
   timer?: NodeJS.Timeout;
   memoryWatch?: NodeJS.Timeout;
-  killedFor?: 'timeout' | 'memory';
+  killedFor?: 'timeout' | 'memory' | 'cancelled';
   /** The last bytes the child wrote to stderr, quoted when it dies unexpectedly. */
   stderrTail: string;
   killSentAt?: bigint;
@@ -105,6 +126,12 @@ const EXTRA_IDLE_MS = 15_000;
 const MEMO_ENTRIES = 2_000;
 const MEMO_BYTES = 32 * 1024 * 1024;
 const MEMO_TIMEOUT_MS = 10 * 60_000;
+/** A shared claim outlives its holder's deadline by this much: a live holder always stores or releases first. */
+const SHARED_CLAIM_SLACK_MS = 5_000;
+/** How often a process waiting for another's result looks again. */
+const SHARED_POLL_MS = 200;
+/** How long a shared result is kept for other processes. */
+const SHARED_RESULT_TTL_MS = 10 * 60_000;
 
 /** Resident set size of a process in bytes, or undefined where /proc is not available. */
 function residentBytes(pid: number | undefined): number | undefined {
@@ -143,6 +170,7 @@ export class SandboxPool {
   private readonly memo: ResultMemo;
   private readonly memoTimeoutMs: number;
   private readonly timingReuseMs: number;
+  private readonly shared?: SharedExecutions;
   /** The nice value children start with (the pool's own). */
   private readonly baseNice = getPriority();
   /**
@@ -158,6 +186,8 @@ export class SandboxPool {
   memoHits = 0;
   /** Requests that joined an identical one in flight. */
   sharedHits = 0;
+  /** Slow requests answered by another process's run of the same query (`shared`). */
+  crossProcessHits = 0;
   /** Extra children started, and stopped once idle; the most alive at once. */
   extrasStarted = 0;
   extrasRetired = 0;
@@ -193,6 +223,7 @@ export class SandboxPool {
     this.extraIdleMs = opts.extraIdleMs ?? EXTRA_IDLE_MS;
     this.memoTimeoutMs = opts.memoTimeoutMs ?? MEMO_TIMEOUT_MS;
     this.timingReuseMs = Math.max(0, opts.timingReuseMs ?? 0);
+    this.shared = opts.shared;
     this.memo = new ResultMemo({ maxEntries: opts.memoEntries ?? MEMO_ENTRIES, maxBytes: opts.memoBytes ?? MEMO_BYTES });
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
     this.useStandby = opts.standby ?? true;
@@ -231,7 +262,7 @@ export class SandboxPool {
       this.sharedHits++;
       return running.then(copyResult);
     }
-    const first = this.run(req, repeat, deadlineMs);
+    const first = this.shared && repeat === 1 ? this.runShared(this.shared, req, key, deadlineMs) : this.run(req, repeat, deadlineMs);
     // The memo and later requests get a copy taken before the first caller sees (and may change) its result.
     const shared = first
       .then((o) => {
@@ -246,11 +277,62 @@ export class SandboxPool {
   }
 
   private run(req: ExecuteRequest, repeat: number, deadlineMs: number): Promise<Outcome> {
-    return new Promise((resolve, reject) => {
-      const job: Job = { req: { id: this.nextId++, dbPath: req.dbPath, sql: req.sql, repeat }, deadlineMs, resolve, reject };
-      this.queue.push(job);
-      this.dispatch();
+    return this.submit(req, repeat, deadlineMs).outcome;
+  }
+
+  private submit(req: ExecuteRequest, repeat: number, deadlineMs: number): { job: Job; outcome: Promise<Outcome> } {
+    let job!: Job;
+    const outcome = new Promise<Outcome>((resolve, reject) => {
+      job = { req: { id: this.nextId++, dbPath: req.dbPath, sql: req.sql, repeat }, deadlineMs, resolve, reject };
     });
+    this.queue.push(job);
+    this.dispatch();
+    return { job, outcome };
+  }
+
+  /**
+   * Runs the query here; once it is slow, meets other processes running it (`shared`): the first to claim it runs it
+   * and stores its verdict for the others, who stop their own run and wait for that verdict. A store that fails
+   * leaves the query to run here.
+   */
+  private async runShared(shared: SharedExecutions, req: ExecuteRequest, key: string, deadlineMs: number): Promise<Outcome> {
+    const ttlMs = deadlineMs + SHARED_CLAIM_SLACK_MS;
+    const local = this.submit(req, 1, deadlineMs);
+    let localDone: Outcome | undefined;
+    void local.outcome.then((o) => (localDone = o), () => undefined);
+    const quick = await Promise.race([local.outcome, sleep(this.slowAfterMs).then(() => undefined)]);
+    if (quick) return quick;
+    const runHere = async (outcome: Promise<Outcome>): Promise<Outcome> => {
+      const o = await outcome;
+      const lasting = o.ownVerdict && isLasting(o.result);
+      await shared.putAndRelease(key, lasting ? o.result : undefined, SHARED_RESULT_TTL_MS).catch(() => undefined);
+      return o;
+    };
+    let seen = await shared.lookupOrClaim(key, ttlMs).catch(() => undefined);
+    if (!seen) return local.outcome;
+    if (seen.claimed) return runHere(local.outcome);
+    if (localDone) return localDone;
+    this.cancel(local.job);
+    for (;;) {
+      if (seen.result) {
+        this.crossProcessHits++;
+        return { result: seen.result, ownVerdict: true };
+      }
+      if (seen.claimed) return runHere(this.run(req, 1, deadlineMs));
+      if (this.closed) return { result: { status: 'error', errorKind: 'runtime', message: 'sandbox pool closed', elapsedMs: 0 }, ownVerdict: false };
+      await sleep(SHARED_POLL_MS);
+      seen = await shared.lookupOrClaim(key, ttlMs).catch(() => undefined);
+      if (!seen) return this.run(req, 1, deadlineMs);
+    }
+  }
+
+  /** Drops a request another process answers: out of the queue, or its child killed (and replaced). */
+  private cancel(job: Job): void {
+    const waiting = this.queue.indexOf(job);
+    if (waiting >= 0) this.queue.splice(waiting, 1);
+    const slot = [...this.slots, ...this.extras].find((s) => s.job === job);
+    if (slot) this.kill(slot, 'cancelled');
+    job.resolve({ result: { status: 'error', errorKind: 'runtime', message: 'cancelled: another process runs this query', elapsedMs: 0 }, ownVerdict: false });
   }
 
   /** Extra children alive now. */
@@ -391,7 +473,7 @@ export class SandboxPool {
    * SIGKILL cannot be caught: once it is sent the query runs no further, so the caller gets its verdict now and the
    * slot its replacement now; the dead child is reaped (and counted) when the kernel reports it gone.
    */
-  private kill(slot: Slot, why: 'timeout' | 'memory'): void {
+  private kill(slot: Slot, why: 'timeout' | 'memory' | 'cancelled'): void {
     if (slot.killedFor) return;
     this.stopJobTimers(slot);
     slot.killedFor = why;
@@ -406,6 +488,8 @@ export class SandboxPool {
       if (why === 'timeout') {
         this.killLatenciesMs.push(elapsedMs - job.deadlineMs);
         job.resolve({ result: { status: 'timeout', elapsedMs }, ownVerdict: true });
+      } else if (why === 'cancelled') {
+        job.resolve({ result: { status: 'error', errorKind: 'runtime', message: 'cancelled: another process runs this query', elapsedMs }, ownVerdict: false });
       } else {
         // Not the query's own verdict: a child's resident set also holds what earlier queries left behind.
         const message = `memory limit of ${this.limits.heapMb} MiB exceeded`;
