@@ -113,7 +113,8 @@ describe('LLM call claims owned by live processes', () => {
     expect(renewed[0]!.expires_in_ms).toBeGreaterThan(0);
     expect(renewed[0]!.expires_in_ms).toBeLessThanOrEqual(1_000);
 
-    // An immediate Postgres restart truncates the unlogged claims table; the live owner's next renewal puts it back.
+    // A claim lost (an immediate Postgres restart loses those of its last fraction of a second): the live owner's
+    // next renewal puts it back.
     await pool.query('TRUNCATE llm_cache_claims');
     const back = await until('the claim to be re-asserted', async () => (await claimRows())[0], 2_000);
     expect(back.owner).toBe(owner.claimOwner);

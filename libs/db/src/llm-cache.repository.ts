@@ -28,6 +28,12 @@ const INSERT_RESPONSE = `INSERT INTO llm_response_cache
    output_tokens, cost_usd, latency_ms, simulated, paid_for_run, paid_for_stage, simulation)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
 
+/**
+ * Joined into a claim statement: its transaction commits without waiting for the WAL to reach disk. Claims are no
+ * results; a crash loses only those of its last fraction of a second (the WAL writer's delay).
+ */
+const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
+
 /** A claim is taken when none exists, the old one lapsed (its owner died or stopped renewing), or it is ours already. */
 const TAKE_CLAIM = `ON CONFLICT (cache_key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
   WHERE llm_cache_claims.expires_at < now() OR llm_cache_claims.owner = excluded.owner`;
@@ -106,14 +112,15 @@ export class LlmCacheRepository {
     const k = escapeLiteral(key);
     const results = (await this.db.query(
       `SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+       SET LOCAL synchronous_commit = off;
        INSERT INTO llm_cache_claims (cache_key, owner, expires_at)
        SELECT ${k}, ${escapeLiteral(owner)}, now() + ${Math.round(ttlMs)} * interval '1 millisecond'
         WHERE NOT EXISTS (SELECT 1 FROM llm_response_cache WHERE cache_key = ${k})
        ${TAKE_CLAIM};
        SELECT ${RESPONSE_COLUMNS} FROM llm_response_cache WHERE cache_key = ${k}`,
-    )) as unknown as [QueryResult, QueryResult, QueryResult<CacheRow>];
-    const row = results[2].rows[0];
-    return { claimed: results[1].rowCount === 1, ...(row ? { hit: toResponse(row) } : {}) };
+    )) as unknown as [QueryResult, QueryResult, QueryResult, QueryResult<CacheRow>];
+    const row = results[3].rows[0];
+    return { claimed: results[2].rowCount === 1, ...(row ? { hit: toResponse(row) } : {}) };
   }
 
   /**
@@ -122,7 +129,8 @@ export class LlmCacheRepository {
    */
   async claim(key: string, owner: string, ttlMs: number): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      `INSERT INTO llm_cache_claims (cache_key, owner, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+      `INSERT INTO llm_cache_claims (cache_key, owner, expires_at)
+       SELECT $1, $2, now() + $3 * interval '1 millisecond' FROM ${ASYNC_COMMIT}
        ${TAKE_CLAIM}`,
       [key, owner, ttlMs],
     );
@@ -130,14 +138,14 @@ export class LlmCacheRepository {
   }
 
   /**
-   * Extends `owner`'s claims on `keys` by `ttlMs` and puts back any that are missing (a crash empties this unlogged
-   * table) or lapsed; returns the keys `owner` holds now. A key another owner holds live is left to it.
+   * Extends `owner`'s claims on `keys` by `ttlMs` and puts back any that are missing (a crash loses those committed
+   * in its last fraction of a second) or lapsed; returns the keys `owner` holds now. A key another owner holds live is left to it.
    */
   async renew(keys: string[], owner: string, ttlMs: number): Promise<string[]> {
     if (keys.length === 0) return [];
     const { rows } = await this.db.query<{ cache_key: string }>(
       `INSERT INTO llm_cache_claims (cache_key, owner, expires_at)
-       SELECT k, $2, now() + $3 * interval '1 millisecond' FROM unnest($1::text[]) AS k
+       SELECT k, $2, now() + $3 * interval '1 millisecond' FROM unnest($1::text[]) AS k, ${ASYNC_COMMIT}
        ON CONFLICT (cache_key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
        WHERE llm_cache_claims.owner = excluded.owner OR llm_cache_claims.expires_at < now()
        RETURNING cache_key`,
@@ -148,7 +156,7 @@ export class LlmCacheRepository {
 
   /** Deletes `owner`'s claim on `key`; one another process took over is left alone. */
   async release(key: string, owner: string): Promise<void> {
-    await this.db.query('DELETE FROM llm_cache_claims WHERE cache_key = $1 AND owner = $2', [key, owner]);
+    await this.db.query(`DELETE FROM llm_cache_claims USING ${ASYNC_COMMIT} WHERE cache_key = $1 AND owner = $2`, [key, owner]);
   }
 
   async countByNamespace(namespace: string): Promise<number> {

@@ -53,7 +53,7 @@ describe('ClaimKeeper', () => {
     const keeper = new ClaimKeeper(table, { ttlMs: 1_000, renewEveryMs: 20 }, () => undefined, 'me');
     expect(await keeper.claim('mine')).toBe(true);
     expect(await keeper.claim('theirs')).toBe(false);
-    table.owners.delete('mine'); // lost (a crash empties the unlogged table): the next renewal puts it back
+    table.owners.delete('mine'); // lost (in a crash's last fraction of a second): the next renewal puts it back
     await new Promise((r) => setTimeout(r, 80));
     expect(table.owners.get('mine')).toBe('me');
     expect(table.owners.get('theirs')).toBe('them');

@@ -1,0 +1,1 @@
+ALTER TABLE llm_cache_claims SET UNLOGGED;
