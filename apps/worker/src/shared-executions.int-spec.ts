@@ -69,4 +69,28 @@ describe('slow sandbox queries shared between workers through Redis', () => {
     // It stored its verdict for the others.
     expect((await new RedisSharedExecutions(redis, prefix).lookupOrClaim(executionKey(dbPath, sql, 8_000)!, 1_000)).result).toMatchObject({ status: 'ok' });
   });
+
+  it('runs the query itself at once when the holder could not share its verdict', async () => {
+    const sql = `${SLOW} -- unshared`;
+    const holder = new RedisSharedExecutions(redis, prefix);
+    const key = executionKey(dbPath, sql, 8_000)!;
+    expect(await holder.lookupOrClaim(key, 60_000)).toEqual({ claimed: true });
+    await holder.putAndRelease(key, undefined, 60_000); // too large, or the pool's own error
+    expect(await new RedisSharedExecutions(redis, prefix).lookupOrClaim(key, 1_000)).toEqual({ claimed: false, unshared: true });
+    const e = pool(8_000);
+    await e.ready();
+    expect(await e.execute({ dbPath, sql })).toMatchObject({ status: 'ok', rows: [[3_000_000]] });
+    expect(e.crossProcessHits).toBe(0);
+  });
+
+  it('answers a request waiting on another holder when the pool closes', async () => {
+    const sql = `${SLOW} -- closing`;
+    const f = new SandboxPool({ size: 1, standby: false, deadlineMs: 8_000, shared: new RedisSharedExecutions(redis, prefix) });
+    await f.ready();
+    expect(await new RedisSharedExecutions(redis, prefix).lookupOrClaim(executionKey(dbPath, sql, 8_000)!, 60_000)).toEqual({ claimed: true });
+    const waiting = f.execute({ dbPath, sql });
+    await new Promise((r) => setTimeout(r, 600)); // past slowAfterMs: its own run stopped, it waits for the holder
+    await f.close();
+    expect(await waiting).toMatchObject({ status: 'error', message: 'sandbox pool closed' });
+  });
 });

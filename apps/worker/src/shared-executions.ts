@@ -13,14 +13,16 @@ if redis.call('GET', KEYS[2]) == ARGV[1] then
 end
 return {'', 0}`;
 
-/** Stores ARGV[2] (unless empty) for ARGV[3] ms, then drops the claim if ARGV[1] holds it. */
+/** Stores ARGV[2] (a result, or UNSHARED) for ARGV[3] ms, then drops the claim if ARGV[1] holds it. */
 const PUT_AND_RELEASE = `
-if ARGV[2] ~= '' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 return 1`;
 
 /** Results larger than this are not shared: the processes waiting for them run the query themselves. */
 const MAX_SHARED_BYTES = 1024 * 1024;
+/** Stored in place of a verdict that is not shared (too large, or the pool's own error). */
+const UNSHARED = '-';
 
 /**
  * The sandbox's slow queries shared by the workers of one Redis and queue prefix (SandboxPool `shared`): each worker
@@ -32,14 +34,16 @@ export class RedisSharedExecutions implements SharedExecutions {
 
   constructor(private readonly redis: RedisClient, private readonly prefix: string) {}
 
-  async lookupOrClaim(key: string, ttlMs: number): Promise<{ result?: TimedExecutionResult; claimed: boolean }> {
+  async lookupOrClaim(key: string, ttlMs: number): Promise<{ result?: TimedExecutionResult; claimed: boolean; unshared?: boolean }> {
     const [result, claimed] = (await this.redis.eval(LOOKUP_OR_CLAIM, 2, ...this.keysOf(key), this.owner, Math.ceil(ttlMs))) as [string, number];
+    if (result === UNSHARED) return { claimed: false, unshared: true };
     return result ? { result: JSON.parse(result) as TimedExecutionResult, claimed: false } : { claimed: claimed === 1 };
   }
 
   async putAndRelease(key: string, result: TimedExecutionResult | undefined, ttlMs: number): Promise<void> {
-    const text = result ? JSON.stringify(result) : '';
-    await this.redis.eval(PUT_AND_RELEASE, 2, ...this.keysOf(key), this.owner, text.length <= MAX_SHARED_BYTES ? text : '', Math.ceil(ttlMs));
+    const text = result ? JSON.stringify(result) : UNSHARED;
+    const stored = Buffer.byteLength(text) <= MAX_SHARED_BYTES ? text : UNSHARED;
+    await this.redis.eval(PUT_AND_RELEASE, 2, ...this.keysOf(key), this.owner, stored, Math.ceil(ttlMs));
   }
 
   private keysOf(key: string): [string, string] {

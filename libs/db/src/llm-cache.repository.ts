@@ -30,7 +30,8 @@ const INSERT_RESPONSE = `INSERT INTO llm_response_cache
 
 /**
  * Joined into a claim statement: its transaction commits without waiting for the WAL to reach disk. Claims are no
- * results; a crash loses only those of its last fraction of a second (the WAL writer's delay).
+ * results; a crash loses only those of its last fraction of a second (at most 3 x wal_writer_delay). The setting
+ * holds for the whole transaction: this repository is built on a Pool, whose statements are transactions of their own.
  */
 const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
 

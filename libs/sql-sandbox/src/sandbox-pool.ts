@@ -68,8 +68,11 @@ export interface SharedExecutions {
    * The result another process stored for `key`; else whether this process now holds `key` for `ttlMs` (nobody else
    * holds it live). A holder that dies lets its claim lapse.
    */
-  lookupOrClaim(key: string, ttlMs: number): Promise<{ result?: TimedExecutionResult; claimed: boolean }>;
-  /** Stores `result` (when given) for `ttlMs`, then releases this process's claim on `key`. */
+  lookupOrClaim(key: string, ttlMs: number): Promise<{ result?: TimedExecutionResult; claimed: boolean; unshared?: boolean }>;
+  /**
+   * Stores `result` for `ttlMs`, or without one (a verdict that cannot be shared) a mark that says so, for which
+   * `lookupOrClaim` answers `unshared`; then releases this process's claim on `key`.
+   */
   putAndRelease(key: string, result: TimedExecutionResult | undefined, ttlMs: number): Promise<void>;
 }
 
@@ -84,6 +87,8 @@ interface Job {
   deadlineMs: number;
   resolve: (o: Outcome) => void;
   reject: (err: Error) => void;
+  /** Called when a child starts running it. */
+  onStart?: () => void;
 }
 
 interface Slot {
@@ -132,6 +137,7 @@ const SHARED_CLAIM_SLACK_MS = 5_000;
 const SHARED_POLL_MS = 200;
 /** How long a shared result is kept for other processes. */
 const SHARED_RESULT_TTL_MS = 10 * 60_000;
+const poolClosed = (): Outcome => ({ result: { status: 'error', errorKind: 'runtime', message: 'sandbox pool closed', elapsedMs: 0 }, ownVerdict: false });
 
 /** Resident set size of a process in bytes, or undefined where /proc is not available. */
 function residentBytes(pid: number | undefined): number | undefined {
@@ -280,37 +286,52 @@ export class SandboxPool {
     return this.submit(req, repeat, deadlineMs).outcome;
   }
 
-  private submit(req: ExecuteRequest, repeat: number, deadlineMs: number): { job: Job; outcome: Promise<Outcome> } {
+  /** Queues a request; `started` resolves when a child starts running it. A closed or broken pool settles it at once. */
+  private submit(req: ExecuteRequest, repeat: number, deadlineMs: number): { job: Job; outcome: Promise<Outcome>; started: Promise<void> } {
     let job!: Job;
+    let onStart!: () => void;
+    const started = new Promise<void>((resolve) => (onStart = resolve));
     const outcome = new Promise<Outcome>((resolve, reject) => {
-      job = { req: { id: this.nextId++, dbPath: req.dbPath, sql: req.sql, repeat }, deadlineMs, resolve, reject };
+      job = { req: { id: this.nextId++, dbPath: req.dbPath, sql: req.sql, repeat }, deadlineMs, resolve, reject, onStart };
     });
-    this.queue.push(job);
-    this.dispatch();
-    return { job, outcome };
+    if (this.broken) job.reject(this.broken);
+    else if (this.closed) job.resolve(poolClosed());
+    else {
+      this.queue.push(job);
+      this.dispatch();
+    }
+    return { job, outcome, started };
   }
 
   /**
-   * Runs the query here; once it is slow, meets other processes running it (`shared`): the first to claim it runs it
-   * and stores its verdict for the others, who stop their own run and wait for that verdict. A store that fails
-   * leaves the query to run here.
+   * Runs the query here; once it has run `slowAfterMs`, meets other processes running it (`shared`): the first to claim
+   * it runs it and stores its verdict for the others, who stop their own run and wait for that verdict. A verdict the
+   * holder could not share (too large, or the pool's own error) sends every waiter to run the query itself. A store
+   * that fails leaves the query to run here.
    */
   private async runShared(shared: SharedExecutions, req: ExecuteRequest, key: string, deadlineMs: number): Promise<Outcome> {
+    // The claim outlives the deadline of a run already started: a live holder stores or releases before it lapses.
     const ttlMs = deadlineMs + SHARED_CLAIM_SLACK_MS;
     const local = this.submit(req, 1, deadlineMs);
     let localDone: Outcome | undefined;
     void local.outcome.then((o) => (localDone = o), () => undefined);
-    const quick = await Promise.race([local.outcome, sleep(this.slowAfterMs).then(() => undefined)]);
-    if (quick) return quick;
-    const runHere = async (outcome: Promise<Outcome>): Promise<Outcome> => {
-      const o = await outcome;
-      const lasting = o.ownVerdict && isLasting(o.result);
-      await shared.putAndRelease(key, lasting ? o.result : undefined, SHARED_RESULT_TTL_MS).catch(() => undefined);
-      return o;
+    const slow = local.started.then(() => sleep(this.slowAfterMs, undefined, { ref: false }));
+    if (await Promise.race([local.outcome.then(() => true), slow.then(() => false)])) return local.outcome;
+    const runHere = async (run: ReturnType<SandboxPool['submit']>, renew: boolean): Promise<Outcome> => {
+      let result: TimedExecutionResult | undefined;
+      try {
+        // Claimed before this run started: the claim is renewed from its start.
+        if (renew) await run.started.then(() => shared.lookupOrClaim(key, ttlMs)).catch(() => undefined);
+        const o = await run.outcome;
+        if (o.ownVerdict && isLasting(o.result)) result = o.result;
+        return o;
+      } finally {
+        await shared.putAndRelease(key, result, SHARED_RESULT_TTL_MS).catch(() => undefined);
+      }
     };
     let seen = await shared.lookupOrClaim(key, ttlMs).catch(() => undefined);
-    if (!seen) return local.outcome;
-    if (seen.claimed) return runHere(local.outcome);
+    if (!seen || seen.unshared) return local.outcome;
+    if (seen.claimed) return runHere(local, false);
     if (localDone) return localDone;
     this.cancel(local.job);
     for (;;) {
@@ -318,11 +339,11 @@ export class SandboxPool {
         this.crossProcessHits++;
         return { result: seen.result, ownVerdict: true };
       }
-      if (seen.claimed) return runHere(this.run(req, 1, deadlineMs));
-      if (this.closed) return { result: { status: 'error', errorKind: 'runtime', message: 'sandbox pool closed', elapsedMs: 0 }, ownVerdict: false };
-      await sleep(SHARED_POLL_MS);
+      if (seen.claimed) return runHere(this.submit(req, 1, deadlineMs), true);
+      await sleep(SHARED_POLL_MS, undefined, { ref: false });
+      if (this.closed) return poolClosed();
       seen = await shared.lookupOrClaim(key, ttlMs).catch(() => undefined);
-      if (!seen) return this.run(req, 1, deadlineMs);
+      if (!seen || seen.unshared) return this.run(req, 1, deadlineMs);
     }
   }
 
@@ -537,6 +558,7 @@ export class SandboxPool {
     slot.job = job;
     slot.startedAt = process.hrtime.bigint();
     slot.killedFor = undefined;
+    job.onStart?.();
     this.armDeadline(slot, job.deadlineMs);
     slot.memoryWatch = setInterval(() => {
       const rss = residentBytes(slot.child.pid);
