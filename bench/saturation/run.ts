@@ -25,6 +25,7 @@ import { createTestDatabase, runCli } from '@sqlsweep/testing';
 import { ChaosServers } from '../chaos/servers';
 import { processCpuMs, serverCpuMs } from '../sweep/process-cpu';
 import { ScenarioStack } from '../chaos/stack';
+import { writeModelCatalog } from '../model-catalog';
 
 const root = resolve(__dirname, '..', '..');
 const MODEL = 'sim-saturation';
@@ -57,17 +58,15 @@ interface Sample {
 
 /** The benchmark's model catalog: configs/models.yaml plus the simulated model at the simulator's limits. */
 function writeCatalog(dir: string): string {
-  const catalog = parseYaml(readFileSync(join(root, 'configs', 'models.yaml'), 'utf8')) as { models: Record<string, unknown> };
-  catalog.models[MODEL] = {
-    provider: 'llm-sim',
-    pricing: { inputPerMTok: 2.0, cachedInputPerMTok: 0.5, outputPerMTok: 8.0 },
-    contextWindow: 128000,
-    // No concurrency limit worth the name: a provider tier counts requests and tokens per minute, not calls in flight.
-    limits: { rpm: LIMITS.rpm, inputTpm: LIMITS.inputTpm, outputTpm: 2_000_000, concurrency: 10_000 },
-  };
-  const file = join(dir, 'models.yaml');
-  writeFileSync(file, toYaml(catalog));
-  return file;
+  return writeModelCatalog(dir, (models) => {
+    models[MODEL] = {
+      provider: 'llm-sim',
+      pricing: { inputPerMTok: 2.0, cachedInputPerMTok: 0.5, outputPerMTok: 8.0 },
+      contextWindow: 128000,
+      // No concurrency limit worth the name: a provider tier counts requests and tokens per minute, not calls in flight.
+      limits: { rpm: LIMITS.rpm, inputTpm: LIMITS.inputTpm, outputTpm: 2_000_000, concurrency: 10_000 },
+    };
+  });
 }
 
 function writeSweep(dir: string, repeats: number, items?: number): string {

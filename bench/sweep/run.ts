@@ -1,8 +1,8 @@
 /**
  * bench/sweep: every registered pipeline x 2 variants (two simulated models) over minibench dev, with a
- * zero-latency simulator and the models' client-side rate limits lifted, through real worker processes. Reports pipelines (variant x item) per second, stage jobs
- * per second, and the orchestration cost per stage job (phases timed by the workers) next to a no-op BullMQ job's
- * cost and a Postgres round trip's, measured in the same run.
+ * zero-latency simulator and the models' client-side rate limits lifted, through real worker processes. Reports
+ * pipelines (variant x item) per second, stage jobs per second, and the orchestration cost per stage job (phases
+ * timed by the workers) next to a no-op BullMQ job's cost and a Postgres round trip's, measured in the same run.
  *
  *   npm run bench -- sweep [--items N] [--workers N] [--serial-items N] [--cpu-prof DIR] [--trace FILE]
  *
@@ -16,7 +16,6 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Queue, Worker } from 'bullmq';
-import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { Client } from 'pg';
 import { pipelineNames } from '@sqlsweep/contracts';
 import {
@@ -24,6 +23,7 @@ import {
 } from '@sqlsweep/testing';
 import { Redis } from 'ioredis';
 import { processCpuMs, serverCpuMs, type ServerPids } from './process-cpu';
+import { writeModelCatalog } from '../model-catalog';
 import { startPrivateServers } from '../private-servers';
 
 const root = resolve(__dirname, '..', '..');
@@ -109,13 +109,11 @@ async function postgresRoundTrips(databaseUrl: string, calls: number): Promise<{
  * measures how a sweep fills a real limit.
  */
 function unlimitedCatalog(dir: string): string {
-  const catalog = parseYaml(readFileSync(join(root, 'configs', 'models.yaml'), 'utf8')) as { models: Record<string, { limits: unknown }> };
-  for (const model of ['sim-strong', 'sim-weak']) {
-    catalog.models[model].limits = { rpm: 100_000_000, inputTpm: 100_000_000_000, outputTpm: 100_000_000_000, concurrency: 10_000 };
-  }
-  const file = join(dir, 'models.yaml');
-  writeFileSync(file, toYaml(catalog));
-  return file;
+  return writeModelCatalog(dir, (models) => {
+    for (const model of ['sim-strong', 'sim-weak']) {
+      models[model].limits = { rpm: 100_000_000, inputTpm: 100_000_000_000, outputTpm: 100_000_000_000, concurrency: 10_000 };
+    }
+  });
 }
 
 /** Of `times` measurements taken one after another, the one with the median `by`. */

@@ -1,9 +1,9 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { compareQuerySchema, uuidSchema, type ComparisonDto } from '@sqlsweep/contracts';
-import type { ReportRepository } from '@sqlsweep/db';
+import { isIdPrefix, type ReportRepository } from '@sqlsweep/db';
 import { compareVariants, type OrchestratorCore } from '@sqlsweep/orchestration';
 import { BearerGuard } from './bearer.guard';
-import { isIdPrefix, resolveRunId } from './params';
+import { resolveRunId } from './params';
 import { parseRequest } from './request-error';
 import { ORCHESTRATOR_CORE, REPORTS } from './tokens';
 

@@ -4,7 +4,6 @@ import { isIdPrefix, runsNamedBy, type Db } from '@sqlsweep/db';
 import { ApiRequestError } from './request-error';
 
 const uuid = z.string().uuid();
-export { isIdPrefix } from '@sqlsweep/db';
 
 /** A path parameter that must be a UUID; anything else is a 400 naming it. */
 export function uuidParam(value: string, name: string): string {

@@ -22,8 +22,8 @@ const JOINS_AFTER_NEWLINE = /\/|[^\S\r\n]*[\r\n]/y;
  * Prompts also repeat whole paragraphs and lines (a database's CREATE TABLE statements for each of its questions),
  * so a text is counted by segments, each remembered whole: paragraphs, and the lines of a paragraph not seen before.
  * A text is cut only right after a newline, and only where no piece of the pre-tokenizer can span the cut. No piece
- * of either pattern (o200k, cl100k) holds a newline and what follows it unless that is a line break, a slash, or whitespace up to a line break; and the pieces before the cut are those
- * of the text that ends there (the only lookahead, `\s+(?!\S)`, comes after `\s*[\r\n]+`, which takes any
+ * of either pattern (o200k, cl100k) holds a newline and what follows it unless that is a line break, a slash, or
+ * whitespace up to a line break; and the pieces before the cut are those of the text that ends there (the only lookahead, `\s+(?!\S)`, comes after `\s*[\r\n]+`, which takes any
  * whitespace that ends in the newline first). So the sum over segments is tiktoken's count exactly.
  */
 class TokenCounter {

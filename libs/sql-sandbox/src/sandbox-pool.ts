@@ -270,7 +270,7 @@ export class SandboxPool {
     }
     const first = this.shared && repeat === 1 ? this.runShared(this.shared, req, key, deadlineMs) : this.run(req, repeat, deadlineMs);
     // The memo and later requests get a copy taken before the first caller sees (and may change) its result.
-    const shared = first
+    const copied = first
       .then((o) => {
         const copy = copyResult(o.result);
         const ttlMs = repeat > 1 ? this.timingReuseMs : copy.status === 'timeout' ? this.memoTimeoutMs : Infinity;
@@ -278,8 +278,8 @@ export class SandboxPool {
         return copy;
       })
       .finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, shared);
-    return shared.then(() => first).then((o) => o.result);
+    this.inFlight.set(key, copied);
+    return copied.then(() => first).then((o) => o.result);
   }
 
   private run(req: ExecuteRequest, repeat: number, deadlineMs: number): Promise<Outcome> {
