@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { migrateToLatest } from '@sqlsweep/db';
 import { ensureServices, stopPrivateServices, type EnsureServicesOptions } from './services';
 import { pathDirectories } from './services/binaries';
 import { findFreePort, isPortFree, readServerState } from './services/server-state';
@@ -203,6 +204,11 @@ describe('ensureServices with the embedded Postgres fallback', () => {
     try {
       const { rows } = await pg.query<{ version: string }>('SELECT version()');
       expect(rows[0]?.version).toContain('PGlite');
+      // Every migration applies there, the lz4 one keeping pglz on a build without lz4.
+      expect(await migrateToLatest(first.databaseUrl)).toContain('20261128100000_stage_result_lz4');
+      const compression = await pg.query<{ attcompression: string }>(
+        "SELECT attcompression FROM pg_attribute WHERE attrelid = 'stage_results'::regclass AND attname IN ('output', 'trace')");
+      expect(compression.rows.map((r) => r.attcompression)).toEqual(['', '']);
     } finally {
       await pg.end();
     }

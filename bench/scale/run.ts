@@ -12,7 +12,7 @@
  * when and on how many run_stages rows they were measured (`apiLatenciesFrom`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -113,7 +113,9 @@ async function registerDataset(which: string, env: NodeJS.ProcessEnv, db: TestDa
     generateMs = performance.now() - started;
     [name, path, format] = ['scale', out, 'spider'];
   }
-  const added = await runCli(['datasets', 'add', name, '--format', format, '--path', path], env, 1_800_000);
+  // The dataset store keeps the files: the generated folder goes once they are added (or could not be).
+  const added = await runCli(['datasets', 'add', name, '--format', format, '--path', path], env, 1_800_000)
+    .finally(() => { if (which === 'scale') rmSync(path, { recursive: true, force: true }); });
   if (added.code !== 0) throw new Error(`datasets add ${name} failed:\n${added.stdout}\n${added.stderr}`);
   const [{ n }] = await queryRows<{ n: number }>(db.db)`
     SELECT count(*)::int AS n FROM dataset_items i JOIN dataset_versions v ON v.id = i.version_id
@@ -203,7 +205,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(result, null, 2));
   } finally {
     await db.drop().catch(() => undefined);
-    await servers.stop();
+    await servers.stop().finally(() => rmSync(dataDir, { recursive: true, force: true }));
   }
 }
 

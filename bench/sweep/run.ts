@@ -10,7 +10,7 @@
  * --trace FILE: the throughput run's stage jobs as JSON lines (stage, worker pid, start and end in ms since the
  * epoch, phases), to see when which stages ran and where the cores sat idle.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -319,7 +319,8 @@ async function main(): Promise<void> {
     const serial = await sweep(sweepConfig('bench-serial', Number(values['serial-items'])));
     // Throughput: the default worker processes, warmed on two items, then the whole sweep.
     await stopWorkers(workers);
-    const countsDir = mkdtempSync(join(tmpdir(), 'sqlsweep-bench-counts-'));
+    const countsDir = join(dataDir, 'round-trip-counts');
+    mkdirSync(countsDir);
     const preloads = [require.resolve('@swc-node/register'), join(__dirname, 'round-trip-counter.ts'), ...(values['cpu-prof'] ? [join(__dirname, 'cpu-profile-preload.ts')] : [])];
     const instrumented = {
       SQLSWEEP_BENCH_COUNTS_DIR: countsDir, NODE_OPTIONS: preloads.map((p) => `--require ${p}`).join(' '),
@@ -404,10 +405,15 @@ async function main(): Promise<void> {
     writeFileSync(join(root, 'bench', 'results', 'sweep.json'), `${JSON.stringify(result, null, 2)}\n`);
     console.log(JSON.stringify(result, null, 2));
   } finally {
-    await stopWorkers(workers);
-    await sim.stop();
-    await db.drop();
-    await endpoints.stop();
+    try {
+      await stopWorkers(workers);
+      await sim.stop();
+      await db.drop();
+      await endpoints.stop();
+    } finally {
+      // Its indexes (R3's corpus alone is about 200 MB) and the round-trip counts.
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }
 }
 

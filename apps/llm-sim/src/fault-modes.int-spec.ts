@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { decodeTokens, encodeTokens } from '@sqlsweep/llm/src/tokens';
 import { parseSimConfig } from './sim-config';
 import { startLlmSimulator, type LlmSimulator, type LlmSimulatorHandle } from './server';
 import { sqlPrompt } from './testing/sim-fixtures';
@@ -19,6 +20,7 @@ describe('llm-sim fault modes', () => {
         't-slow': { accuracy: 1, latencyMs: { median: 1500, p95: 1500 } },
         't-no-headers': { accuracy: 1, accounting: 'openai', windowSeconds: 60, rpm: 1, rateLimitHeaders: false },
         't-headers': { accuracy: 1, accounting: 'openai', windowSeconds: 60, rpm: 1 },
+        't-cut': { accuracy: 1 },
       },
     }, 'fault-modes test');
     sim = await startLlmSimulator({ datasetDirs: [MINIBENCH], config });
@@ -39,6 +41,16 @@ describe('llm-sim fault modes', () => {
     const sql = await sdk.chat.completions.create({ model: 't-no-explain', messages: sqlPrompt(question) });
     expect(sql.choices[0]!.message.content).toMatch(/SELECT airport_name FROM airports/);
     expect(sim.simulator.statsSnapshot()['t-no-explain']).toMatchObject({ requests: 2, ok: 1, badRequests: 1 });
+  });
+
+  it('cuts an answer at max_tokens: that many tokens of it, decoded, with finish_reason length', async () => {
+    const whole = await sdk.chat.completions.create({ model: 't-cut', messages: sqlPrompt(question) });
+    const cut = await sdk.chat.completions.create({ model: 't-cut', messages: sqlPrompt(question), max_tokens: 3 });
+    const text = whole.choices[0]!.message.content!;
+    expect([whole.choices[0]!.finish_reason, cut.choices[0]!.finish_reason, cut.usage!.completion_tokens]).toEqual(['stop', 'length', 3]);
+    expect(whole.usage!.completion_tokens).toBeGreaterThan(3);
+    expect(cut.choices[0]!.message.content).toBe(decodeTokens(encodeTokens(text).slice(0, 3)));
+    expect(text.startsWith(cut.choices[0]!.message.content!)).toBe(true);
   });
 
   it('counts a call in flight, and as abandoned once its caller has gone before the answer', async () => {

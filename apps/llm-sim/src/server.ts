@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Tiktoken } from 'js-tiktoken/lite';
+import { decodeTokens, encodeTokens } from '@sqlsweep/llm/src/tokens';
 import { answerFor, detectProtocol, type SimAnswer, type SimulationMetadata } from './answer';
 import { withoutRetrievedContext } from './protocols/r3';
 import { GoldIndex } from './gold-index';
@@ -62,23 +62,19 @@ const SIM_HEADERS = { 'x-sqlsweep-simulated': 'true', 'openai-processing-ms': '0
 const BILLING_SENTENCE =
   ' Visit https://platform.openai.com/account/rate-limits to learn more. You can increase your rate limit by adding a payment method to your account at https://platform.openai.com/account/billing.';
 
-let encoder: Tiktoken | undefined;
-function tokenizer(): Tiktoken {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  encoder ??= new Tiktoken(require('js-tiktoken/ranks/o200k_base') as ConstructorParameters<typeof Tiktoken>[0]);
-  return encoder;
-}
-
-/** Same per-message overhead as libs/llm's estimator, so client estimates and simulator counts agree. */
+/**
+ * The prompt's count as libs/llm's estimator makes it (3 per reply, 3 per message: client estimates and simulator
+ * counts agree), and its role and content tokens in order, for the prefix cache.
+ */
 function promptTokens(messages: Conversation['messages']): { count: number; tokens: number[] } {
-  const enc = tokenizer();
   const tokens: number[] = [];
   let count = 3;
   for (const m of messages) {
-    const role = enc.encode(m.role, 'all');
-    const content = enc.encode(m.content, 'all');
+    const role = encodeTokens(m.role);
+    const content = encodeTokens(m.content);
     count += 3 + role.length + content.length;
-    tokens.push(...role, ...content);
+    for (const t of role) tokens.push(t);
+    for (const t of content) tokens.push(t);
   }
   return { count, tokens };
 }
@@ -316,14 +312,13 @@ export class LlmSimulator {
       sampleIndex: conv.sampleIndex,
     }, conv.messages.map((m) => m.content).join('\n'));
 
-    const enc = tokenizer();
-    let outTokens = enc.encode(answer.text, 'all');
+    let outTokens = encodeTokens(answer.text);
     let truncated = false;
     if (conv.maxTokens !== undefined && outTokens.length > conv.maxTokens) {
       outTokens = outTokens.slice(0, conv.maxTokens);
       truncated = true;
     }
-    const output = truncated ? enc.decode(outTokens) : answer.text;
+    const output = truncated ? decodeTokens(outTokens) : answer.text;
     const headers = {
       'x-sqlsweep-sim-correct': String(answer.correct),
       'x-sqlsweep-sim-protocol': answer.protocol,
@@ -358,7 +353,7 @@ export class LlmSimulator {
     let cacheRead = 0;
     let cacheWrite = 0;
     if (conv.breakpointPrefix !== undefined) {
-      const prefixTokens = enc.encode(conv.breakpointPrefix, 'all').length;
+      const prefixTokens = encodeTokens(conv.breakpointPrefix).length;
       if (prefixTokens >= 1024) {
         if (this.cache.breakpoint(conv.model, conv.breakpointPrefix)) cacheRead = prefixTokens;
         else cacheWrite = prefixTokens;
@@ -387,7 +382,7 @@ export class LlmSimulator {
 /** Starts the simulator's HTTP server. Its `url` serves both SDKs: OpenAI at `${url}/v1`, Anthropic at `url`. */
 export async function startLlmSimulator(opts: LlmSimulatorOptions): Promise<LlmSimulatorHandle & { simulator: LlmSimulator }> {
   const simulator = new LlmSimulator(opts);
-  tokenizer(); // load the BPE ranks now, not inside the first request's latency
+  encodeTokens('load the BPE ranks now, not inside the first request\'s latency');
   const server = createServer((req, res) => void simulator.handle(req, res));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

@@ -24,6 +24,17 @@ describe('migrations', () => {
     expect(await migrateToLatest(t.url)).toEqual([]);
   });
 
+  it('stores stage outputs and traces with lz4 on a server built with it', async () => {
+    const c = new Client({ connectionString: t.url });
+    await c.connect();
+    const { rows: [{ lz4 }] } = await c.query<{ lz4: boolean }>("SELECT 'lz4' = ANY(enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'");
+    const { rows } = await c.query<{ attname: string; attcompression: string }>(
+      "SELECT attname, attcompression FROM pg_attribute WHERE attrelid = 'stage_results'::regclass AND attname IN ('output', 'trace') ORDER BY 1");
+    await c.end();
+    const method = lz4 ? 'l' : '';
+    expect(rows).toEqual([{ attname: 'output', attcompression: method }, { attname: 'trace', attcompression: method }]);
+  });
+
   it('every migration reverts and re-applies cleanly', async () => {
     await t.db.destroy();
     const reverted = await migrateDown(t.url, 100);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tiktoken } from 'js-tiktoken/lite';
-import { countTokens, loadRanks } from './tokens';
+import { countTokens, decodeTokens, encodeTokens, loadRanks } from './tokens';
 
 const minibench = join(__dirname, '..', '..', '..', 'data', 'minibench');
 
@@ -61,6 +61,13 @@ describe('countTokens', () => {
     for (const text of [...all, ...all]) expect(countTokens(text, name)).toBe(reference.encode(text, 'all').length);
   });
 
+  it.each(['o200k_base', 'cl100k_base'] as const)('encodes exactly what %s encodes, from remembered segments too', (name) => {
+    const reference = new Tiktoken(loadRanks(name));
+    const all = [...texts(), ...randomTexts(2000, 29)];
+    const wrong = [...all, ...all].filter((text) => JSON.stringify(encodeTokens(text, name)) !== JSON.stringify(reference.encode(text, 'all')));
+    expect(wrong.map((text) => JSON.stringify(text)).slice(0, 5)).toEqual([]);
+  });
+
   it.each(['o200k_base', 'cl100k_base'] as const)('counts exactly what %s encodes for texts cut at line starts every which way', (name) => {
     const reference = new Tiktoken(loadRanks(name));
     // Counted twice, the second time from remembered segments; the texts share lines in different contexts.
@@ -75,5 +82,32 @@ describe('countTokens', () => {
     for (const text of ['x;\nabc', 'x;\n/abc', 'x;\n  \nabc', 'x;\n  abc', 'a\n\r\nb', 'a\n 12\n345', 'a\n']) {
       expect([text, countTokens(text)]).toEqual([text, reference.encode(text, 'all').length]);
     }
+  });
+
+  it.each(['o200k_base', 'cl100k_base'] as const)('decodes as %s decodes, cut mid-character too', (name) => {
+    const reference = new Tiktoken(loadRanks(name));
+    for (const text of [...texts(), ...randomTexts(500, 41)]) {
+      const tokens = reference.encode(text, 'all');
+      expect(decodeTokens(tokens, name)).toBe(text);
+      const cut = tokens.slice(0, Math.ceil(tokens.length / 2));
+      expect(decodeTokens(cut, name)).toBe(reference.decode(cut));
+    }
+  });
+
+  it.each(['o200k_base', 'cl100k_base'] as const)('merges runs of one character as %s does (ties between equal pairs, pieces no rank covers)', (name) => {
+    const reference = new Tiktoken(loadRanks(name));
+    const runs = ['ŋ', '東', 'a', 'Zq', '0', '😀', '\u0301', '=', ' '].flatMap((c) => [1, 2, 3, 5, 8, 13, 33].map((n) => `x${c.repeat(n)}`));
+    const wrong = runs.filter((text) => JSON.stringify(encodeTokens(text, name)) !== JSON.stringify(reference.encode(text, 'all')));
+    expect(wrong).toEqual([]);
+  });
+
+  it('hands out frozen arrays: the memo\'s own tokens cannot be changed by a caller', () => {
+    const first = encodeTokens('SELECT name FROM singer');
+    expect(() => (first as number[]).push(1)).toThrow(TypeError);
+    expect(encodeTokens('SELECT name FROM singer')).toEqual(first);
+  });
+
+  it('keeps a leading byte order mark when decoding, as Python\'s tiktoken does', () => {
+    expect(decodeTokens(encodeTokens('\uFEFFSELECT 1'))).toBe('\uFEFFSELECT 1');
   });
 });

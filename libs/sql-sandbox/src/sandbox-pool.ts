@@ -138,6 +138,10 @@ const SHARED_POLL_MS = 200;
 /** How long a shared result is kept for other processes. */
 const SHARED_RESULT_TTL_MS = 10 * 60_000;
 const poolClosed = (): Outcome => ({ result: { status: 'error', errorKind: 'runtime', message: 'sandbox pool closed', elapsedMs: 0 }, ownVerdict: false });
+/** A request dropped because another process runs its query (`shared`): not the query's verdict. */
+const cancelled = (elapsedMs: number): Outcome => ({
+  result: { status: 'error', errorKind: 'runtime', message: 'cancelled: another process runs this query', elapsedMs }, ownVerdict: false,
+});
 
 /** Resident set size of a process in bytes, or undefined where /proc is not available. */
 function residentBytes(pid: number | undefined): number | undefined {
@@ -353,7 +357,7 @@ export class SandboxPool {
     if (waiting >= 0) this.queue.splice(waiting, 1);
     const slot = [...this.slots, ...this.extras].find((s) => s.job === job);
     if (slot) this.kill(slot, 'cancelled');
-    job.resolve({ result: { status: 'error', errorKind: 'runtime', message: 'cancelled: another process runs this query', elapsedMs: 0 }, ownVerdict: false });
+    job.resolve(cancelled(0)); // a no-op where the kill answered it already
   }
 
   /** Extra children alive now. */
@@ -510,7 +514,7 @@ export class SandboxPool {
         this.killLatenciesMs.push(elapsedMs - job.deadlineMs);
         job.resolve({ result: { status: 'timeout', elapsedMs }, ownVerdict: true });
       } else if (why === 'cancelled') {
-        job.resolve({ result: { status: 'error', errorKind: 'runtime', message: 'cancelled: another process runs this query', elapsedMs }, ownVerdict: false });
+        job.resolve(cancelled(elapsedMs));
       } else {
         // Not the query's own verdict: a child's resident set also holds what earlier queries left behind.
         const message = `memory limit of ${this.limits.heapMb} MiB exceeded`;

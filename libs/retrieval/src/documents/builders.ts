@@ -83,11 +83,13 @@ export interface CorpusText {
 
 /**
  * R3's RAG corpus: consecutive chunks of at most `chunkTokens` encoder tokens (default 50), cut at word
- * boundaries so every chunk is readable text; a single word longer than the budget forms its own chunk.
+ * boundaries so every chunk is readable text; a single word longer than the budget forms its own chunk. Each distinct
+ * word is counted once: a corpus repeats its words, and counting them one by one was most of R3's first search.
  */
 export function ragChunkDocuments(corpus: readonly CorpusText[], countTokens: (text: string) => number, chunkTokens = 50): RetrievalDocument[] {
   if (!Number.isInteger(chunkTokens) || chunkTokens < 1) throw new RetrievalError('DATASET_INVALID', `chunkTokens must be a positive integer, got ${chunkTokens}`);
   const documents: RetrievalDocument[] = [];
+  const counts = new Map<string, number>();
   for (const source of corpus) {
     let words: string[] = [];
     let tokens = 0;
@@ -100,7 +102,8 @@ export function ragChunkDocuments(corpus: readonly CorpusText[], countTokens: (t
       n++;
     };
     for (const word of source.text.split(/\s+/).filter(Boolean)) {
-      const count = countTokens(word);
+      let count = counts.get(word);
+      if (count === undefined) counts.set(word, (count = countTokens(word)));
       if (tokens + count > chunkTokens) flush();
       words.push(word);
       tokens += count;

@@ -175,7 +175,11 @@ export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
     }
     const bytes = readFileSync(vectorsPath);
     if (bytes.byteLength % (dim * 4) !== 0) throw new RetrievalError('INDEX_CORRUPT', `${vectorsPath}: size ${bytes.byteLength} is not a multiple of ${dim} float32`);
-    const all = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    // Viewed in place rather than copied (R3's corpus is 200 MB): a large file has a buffer of its own, and a small one a
+    // slice of Node's pool at an 8-byte offset, so the copy is only for an offset a Float32Array cannot take.
+    const all = bytes.byteOffset % 4 === 0
+      ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
+      : new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
     const index = new EmbeddedMultiVectorIndex(dim, options);
     let offset = 0;
     readFileSync(documentsPath, 'utf8')

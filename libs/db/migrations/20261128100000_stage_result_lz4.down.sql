@@ -1,0 +1,1 @@
+ALTER TABLE stage_results ALTER COLUMN output SET COMPRESSION default, ALTER COLUMN trace SET COMPRESSION default;
