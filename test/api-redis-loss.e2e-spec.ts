@@ -11,7 +11,8 @@ const token = 'api-redis-loss-token-0123456789';
 /**
  * A run created with POST /api/runs has no CLI following it. When Redis loses its jobs mid-run, the reconciler (in
  * the orchestrator and the workers, one at a time) must find the run unmoved and re-plan it from Postgres: it
- * finishes by itself, every item once.
+ * finishes by itself, every item once. The keys go one by one while the worker goes on adding jobs, so some jobs may
+ * be lost only in part (data without a place in the queue, or a place without data): those must come back too.
  */
 describe('a run started through the API after Redis loses its jobs', () => {
   let e2e: E2eStack;

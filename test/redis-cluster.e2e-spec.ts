@@ -105,6 +105,16 @@ describeCluster('queues and the LLM rate budget on a 3-primary Redis Cluster', (
       await host.close();
       await queue.close();
     }
+    // Re-planning's look for jobs lost in part reads the queue's lists in the same script, in the queue's slot.
+    const replan = new QueueClient(cluster.url, prefix);
+    try {
+      const later = [{ key: 'db-later', payload: { datasetVersionId: 1, dbId: 'db-later', kind: 'table' as const } }];
+      await replan.enqueueMany('index.build', later, { recoverLost: true });
+      await replan.enqueueMany('index.build', later, { recoverLost: true });
+      expect((await replan.depths())['stage-retrieval']).toMatchObject({ waiting: 1, active: 0 });
+    } finally {
+      await replan.close();
+    }
 
     const keys = await keysOf(connect(), prefix);
     const byQueue = slotsBy(keys, (k) => /^[^:]+:\{([^}]+)\}:/.exec(k)?.[1]);

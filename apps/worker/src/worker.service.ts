@@ -24,6 +24,7 @@ export const WORKER_ENV = Symbol('WORKER_ENV');
  * are left as they are). An `index.build` job belongs to no run: `sqlsweep index build` reads its failed state.
  */
 function stagesEndedBy(job: Job): StageJobPayload[] {
+  if (job.name === undefined) return []; // lost in part by Redis: nothing to record
   if (job.name.startsWith('stage.')) return [job.data as StageJobPayload];
   if (job.name === 'llm.batch') return (job.data as LlmBatchJobPayload).stages;
   return [];

@@ -1,5 +1,5 @@
 import type { ReadyStage, RunRepository } from '@sqlsweep/db';
-import type { QueueClient } from '@sqlsweep/queue';
+import type { EnqueueManyOptions, QueueClient } from '@sqlsweep/queue';
 import { contentHash, type StageJobPayload } from '@sqlsweep/contracts';
 
 const lane = (r: ReadyStage) => (r.priority === 'nightly' ? ('nightly' as const) : ('interactive' as const));
@@ -40,10 +40,11 @@ export class Advancer {
    * Re-plans a run from Postgres alone: the start of a run, `--resume`, the reconciler, and recovery after lost Redis
    * state. Enqueues every ready stage (a job already queued or running stays as it is), closes the items and the run
    * that the stored results and failures finish, and marks the run `failed` when it cannot proceed: items lack a
-   * result but nothing is left to run (`failureReason` then says why).
+   * result but nothing is left to run (`failureReason` then says why). A ready stage's job that Redis lost in part (its
+   * data kept, its place in the queue gone) is added again too.
    */
   async reconcile(runId: string): Promise<{ enqueued: number; finished: boolean; failureReason?: string }> {
-    const enqueued = await this.enqueue(await this.runs.readyStages(runId));
+    const enqueued = await this.enqueue(await this.runs.readyStages(runId), { recoverLost: true });
     await this.runs.materializeItemResults([runId]);
     const finished = await this.runs.finalizeIfComplete(runId);
     if (finished || enqueued > 0) return { enqueued, finished };
@@ -87,12 +88,12 @@ export class Advancer {
     for (const runId of runIds) await this.runs.finalizeIfComplete(runId);
   }
 
-  private async enqueue(ready: ReadyStage[]): Promise<number> {
+  private async enqueue(ready: ReadyStage[], opts: EnqueueManyOptions = {}): Promise<number> {
     const batched = ready.filter((r) => r.role === 'llm' && r.llm_mode === 'batch');
     const single = ready.filter((r) => !(r.role === 'llm' && r.llm_mode === 'batch'));
     // One Redis round trip for all three queues: the adds share a connection, so concurrent ones are pipelined.
     await Promise.all((['llm', 'sql', 'retrieval'] as const).map((role) =>
-      this.queue.enqueueMany(`stage.${role}`, single.filter((r) => r.role === role).map((r) => ({ key: r.stage_key, priority: lane(r), payload: payloadOf(r) })))));
+      this.queue.enqueueMany(`stage.${role}`, single.filter((r) => r.role === role).map((r) => ({ key: r.stage_key, priority: lane(r), payload: payloadOf(r) })), opts)));
     // Batch mode: one provider batch per (run, model) wave of ready LLM stages; its id is the hash of its keys.
     const waves = new Map<string, ReadyStage[]>();
     for (const r of batched) {
@@ -102,7 +103,7 @@ export class Advancer {
     for (const rows of waves.values()) {
       const payloads = rows.map(payloadOf).sort((a, b) => (a.stageKey < b.stageKey ? -1 : 1));
       await this.queue.enqueue('llm.batch', { runId: rows[0].run_id, model: String(payloads[0].params.model), stages: payloads }, {
-        key: contentHash(payloads.map((p) => p.stageKey)), priority: lane(rows[0]),
+        key: contentHash(payloads.map((p) => p.stageKey)), priority: lane(rows[0]), ...opts,
       });
     }
     return ready.length;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { RunRepository } from '@sqlsweep/db';
 import { QueueClient } from '@sqlsweep/queue';
 // nx-ignore-next-line
@@ -86,6 +87,13 @@ describe('the reconciler', () => {
     expect(await r.tick()).toEqual({ running: 1, rechecked: [], enqueued: 0, finished: [], failed: [] }); // first look
     expect(await queued()).toBeUndefined();
     expect(await r.tick()).toEqual({ running: 1, rechecked: [runId], enqueued: 1, finished: [], failed: [] }); // unmoved
+    expect(await queued()).toBe('waiting');
+    // Redis loses the job in part (its place in the wait list, not its data): a plain add would take it for a
+    // duplicate; the next pass replaces it.
+    const redis = new Redis(redisUrl);
+    await redis.lrem(queue.queue('stage-sql').keys.wait, 0, key('heal-gold')).finally(() => redis.disconnect());
+    expect(await queued()).toBe('unknown');
+    expect(await r.tick()).toEqual({ running: 1, rechecked: [runId], enqueued: 1, finished: [], failed: [] });
     expect(await queued()).toBe('waiting');
 
     // The run moves (an item result, as a worker would leave): the next pass leaves it alone.

@@ -1,16 +1,25 @@
 import { Queue } from 'bullmq';
-import { createRedisConnection, type RedisClient } from './connection';
+import { createRedisConnection } from './connection';
 import { jobCatalog, jobIdFor, priorities, queueKeyPrefix, type JobName, type JobPayload } from './job-catalog';
+import { staleJobIds, withStaleJobIds } from './stale-jobs';
 
 export interface EnqueueOptions { key: string; priority?: keyof typeof priorities }
+
+export interface EnqueueManyOptions {
+  /**
+   * Also replaces a job Redis lost in part (its hash kept, its id in no list or set), which an add would take for a
+   * duplicate. Costs a read of the wait list when some job is already queued: for re-planning, not for every add.
+   */
+  recoverLost?: boolean;
+}
 
 /** Producer side: validates payloads against the catalog and adds jobs with deterministic ids. */
 export class QueueClient {
   private readonly queues = new Map<string, Queue>();
-  private readonly connection: RedisClient;
+  private readonly connection;
 
   constructor(redisUrl: string, private readonly prefix: string) {
-    this.connection = createRedisConnection(redisUrl);
+    this.connection = withStaleJobIds(createRedisConnection(redisUrl));
   }
 
   queue(name: string): Queue {
@@ -25,17 +34,17 @@ export class QueueClient {
     return q;
   }
 
-  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts: EnqueueOptions): Promise<void> {
-    await this.enqueueMany(name, [{ payload, ...opts }]);
+  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts: EnqueueOptions & EnqueueManyOptions): Promise<void> {
+    await this.enqueueMany(name, [{ payload, ...opts }], opts);
   }
 
   /**
    * Adds jobs in bulk, one per id: a job whose id is waiting, delayed or active is not added again. A job kept as
    * completed or failed is replaced, since BullMQ would otherwise ignore the add: callers enqueue only what Postgres
    * says is still to do, so such a job is stale (its result was lost with a Postgres, or it failed for good in an
-   * earlier run) and leaving it would stall the run.
+   * earlier run) and leaving it would stall the run. So is a job lost in part, with `recoverLost`.
    */
-  async enqueueMany<N extends JobName>(name: N, jobs: Array<{ payload: JobPayload<N> } & EnqueueOptions>): Promise<void> {
+  async enqueueMany<N extends JobName>(name: N, jobs: Array<{ payload: JobPayload<N> } & EnqueueOptions>, opts: EnqueueManyOptions = {}): Promise<void> {
     if (jobs.length === 0) return;
     const def = jobCatalog[name];
     const queue = this.queue(def.queue);
@@ -56,22 +65,15 @@ export class QueueClient {
     const add = (jobs: typeof toAdd) => Promise.all(jobs.map((j) => queue.add(j.name, j.data, j.opts)));
     for (let i = 0; i < toAdd.length; i += 500) {
       const chunk = toAdd.slice(i, i + 500);
-      // Sent together: whichever Redis runs first, a finished job stays finished and the add leaves it be.
-      const [finished] = await Promise.all([this.finishedIds(queue, chunk.map((j) => j.opts.jobId)), add(chunk)]);
-      if (finished.size === 0) continue;
-      await Promise.all([...finished].map((id) => queue.remove(id)));
-      await add(chunk.filter((j) => finished.has(j.opts.jobId)));
+      // Sent together: whichever Redis runs first, a stale job stays stale and the add leaves it be.
+      const ids = chunk.map((j) => j.opts.jobId);
+      const [stale] = await Promise.all([staleJobIds(this.connection, queue, ids, { lost: opts.recoverLost ?? false }), add(chunk)]);
+      if (stale.size === 0) continue;
+      // A job still locked (a worker may run it yet) is not removed: the add below then leaves it be, and a later
+      // re-plan finds it again once its lock has lapsed.
+      await Promise.all([...stale].map((id) => queue.remove(id)));
+      await add(chunk.filter((j) => stale.has(j.opts.jobId)));
     }
-  }
-
-  /** Of these job ids, those kept as completed or failed: one round trip, two commands whatever their number. */
-  private async finishedIds(queue: Queue, ids: string[]): Promise<Set<string>> {
-    const replies = (await this.connection.pipeline().zmscore(queue.keys.completed, ...ids).zmscore(queue.keys.failed, ...ids).exec()) ?? [];
-    const [completed, failed] = replies.map(([err, scores]) => {
-      if (err) throw err;
-      return scores as Array<string | null>;
-    });
-    return new Set(ids.filter((_, i) => completed[i] !== null || failed[i] !== null));
   }
 
   async depths(): Promise<Record<string, Record<string, number>>> {

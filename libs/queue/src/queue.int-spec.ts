@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError } from 'bullmq';
+import { Redis } from 'ioredis';
 // nx-ignore-next-line
 import { testQueuePrefix, testRedisUrl } from '@sqlsweep/testing';
 import { QueueClient } from './queue-client';
@@ -157,6 +158,39 @@ describe('queue client and worker host', () => {
         expect(job?.data.runId).toBe(p.runId);
       }
     } finally {
+      await c.close();
+    }
+  });
+  it('replaces a job Redis lost in part only when asked to (re-planning), and leaves a queued one as it is', async () => {
+    const lossy = testQueuePrefix();
+    const c = new QueueClient(redisUrl, lossy);
+    const redis = new Redis(redisUrl);
+    const queue = c.queue('stage-sql');
+    const jobs = (ns: number[]) => ns.map((n) => ({ payload: payload(n), key: key(n) }));
+    try {
+      await c.enqueueMany('stage.sql', jobs([50, 51, 52]));
+      const kept = await queue.getJob(key(52));
+      // As a key-by-key flush or eviction leaves them: 50's hash kept but its place in the wait list gone; 51's hash
+      // gone, then written again in part (a worker's late update), in no list either. An add takes both for duplicates.
+      await redis.lrem(queue.keys.wait, 0, key(50));
+      await redis.lrem(queue.keys.wait, 0, key(51));
+      await redis.del(queue.toKey(key(51)));
+      await redis.hset(queue.toKey(key(51)), 'processedOn', Date.now());
+      const states = async () => Promise.all([50, 51, 52].map(async (n) => (await queue.getJob(key(n)))?.getState()));
+      expect(await states()).toEqual(['unknown', 'unknown', 'waiting']);
+
+      await c.enqueueMany('stage.sql', jobs([50, 51, 52]));
+      expect(await states()).toEqual(['unknown', 'unknown', 'waiting']);
+
+      const again = jobs([50, 51, 52]);
+      await c.enqueueMany('stage.sql', again, { recoverLost: true });
+      expect(await states()).toEqual(['waiting', 'waiting', 'waiting']);
+      for (const n of [50, 51]) expect((await queue.getJob(key(n)))?.data.runId).toBe(again[n - 50].payload.runId);
+      const still = await queue.getJob(key(52));
+      expect([still?.data.runId, still?.timestamp]).toEqual([kept?.data.runId, kept?.timestamp]);
+      expect(await queue.getWaitingCount()).toBe(3);
+    } finally {
+      redis.disconnect();
       await c.close();
     }
   });

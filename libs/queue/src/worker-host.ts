@@ -49,6 +49,8 @@ export class WorkerHost {
         async (job: Job, token?: string) => {
           const name = job.name as N;
           const def = jobCatalog[name];
+          // A job Redis lost in part (its place in the queue kept, its data gone) has no name: re-planning adds it anew.
+          if (job.name === undefined) throw new Error(`job ${job.id} on queue ${queue}: its name and data are missing from Redis (lost in part); the reconciler adds its work again`);
           if (!def || def.queue !== queue) throw new Error(`job ${job.id}: unknown job name "${job.name}" on queue ${queue}`);
           const handler = handlers[name] as JobHandler<N>;
           await this.slots.run(() => handler(def.schema.parse(job.data) as JobPayload<N>, job, token));

@@ -50,7 +50,7 @@ const swcProject = { SWC_NODE_PROJECT: join(repoRoot, 'tsconfig.json') };
 export function startWorkers(count: number, env: NodeJS.ProcessEnv, onLogLine?: (line: string) => void, cwd = repoRoot): Proc[] {
   return Array.from({ length: count }, () => {
     const child = spawn(process.execPath, ['-r', require.resolve('@swc-node/register'), join(repoRoot, 'apps/worker/src/main.ts')], {
-      cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...swcProject, ...env }, stdio: ['ignore', onLogLine ? 'pipe' : 'inherit', 'inherit'],
+      cwd, env: { ...process.env, LOG_LEVEL: process.env.SQLSWEEP_E2E_LOG_LEVEL ?? 'warn', ...swcProject, ...env }, stdio: ['ignore', onLogLine ? 'pipe' : 'inherit', 'inherit'],
     });
     if (onLogLine) createInterface({ input: child.stdout! }).on('line', onLogLine);
     return handle(child);
