@@ -90,6 +90,14 @@ export const faults: Scenario[] = [
     extraCallsAllowed: none,
   },
   {
+    name: 'redis-keys-lost',
+    description: 'the run\'s Redis keys removed one at a time in random order (three passes, 1 ms apart), as eviction does, while the workers go on adding jobs; run created with POST /api/runs, no CLI following it',
+    simConfig: BASE_SIM,
+    startedBy: 'api',
+    inject: async ({ servers, stack }) => ({ keysRemoved: await servers.loseKeysOneByOne(stack.prefix, 3, 1) }),
+    extraCallsAllowed: none,
+  },
+  {
     name: 'postgres-restart',
     description: 'Postgres stopped as a crash does (pg_ctl -m immediate), 5 s without Postgres, then started again (WAL recovery) on the same port',
     simConfig: BASE_SIM,

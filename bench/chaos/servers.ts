@@ -68,6 +68,33 @@ export class ChaosServers {
     }
   }
 
+  /**
+   * Loses the keys of one BullMQ prefix one at a time, as eviction does, while the run goes on adding jobs: `passes`
+   * passes over the keys there are at each pass's start, in random order, about `pauseMs` between keys. Jobs end up
+   * lost in part (data without a place in the queue, a place without data) as well as whole. Returns the keys removed.
+   */
+  async loseKeysOneByOne(prefix: string, passes: number, pauseMs: number): Promise<number> {
+    const redis = new Redis(this.redisUrl, { maxRetriesPerRequest: 3 });
+    let removed = 0;
+    try {
+      for (let pass = 0; pass < passes; pass++) {
+        const keys: string[] = [];
+        for await (const batch of redis.scanStream({ match: `${prefix}:*`, count: 1000 }) as AsyncIterable<string[]>) keys.push(...batch);
+        for (let i = keys.length - 1; i > 0; i--) {
+          const j = Math.floor(Math.random() * (i + 1));
+          [keys[i], keys[j]] = [keys[j], keys[i]];
+        }
+        for (const key of keys) {
+          removed += await redis.unlink(key);
+          await sleep(pauseMs);
+        }
+      }
+    } finally {
+      redis.disconnect();
+    }
+    return removed;
+  }
+
   /** `pg_ctl stop -m immediate` (no shutdown checkpoint: recovery from WAL at start), `downMs`, then start on the same port. */
   async restartPostgres(downMs: number): Promise<void> {
     stopPrivatePostgres(this.postgresDir, this.postgres, this.searchDirs, 'immediate');

@@ -5,7 +5,10 @@ export interface JobDefinition<S extends z.ZodType> {
   queue: string;
   schema: S;
   attempts: number;
+  /** The wait before the second attempt; it doubles with each attempt after that, up to `maxBackoffMs`. */
   backoffMs: number;
+  /** The longest wait between two attempts (none by default). */
+  maxBackoffMs?: number;
 }
 
 /**
@@ -13,9 +16,11 @@ export interface JobDefinition<S extends z.ZodType> {
  * literals, never class names. Workers must register exactly one handler per job of the queues they serve.
  */
 export const jobCatalog = {
-  // 8 attempts 0.5 s doubling: the same 64 s of retries as 6 attempts at 2 s, but a provider failing 30 % of calls
-  // fails one call of 480 for good in ~30 runs instead of one in three, and the last wait is 32 s, not 64 s or more.
-  'stage.llm': { queue: 'stage-llm', schema: stageJobPayloadSchema, attempts: 8, backoffMs: 500 },
+  // 12 attempts, 0.5 s doubling to at most 8 s: 63.5 s of retries (a provider's outage of a minute is ridden out),
+  // and a provider failing 30 % of calls fails one call of 480 for good in ~4,000 runs. With no cap (8 attempts, the
+  // same 63.5 s) the last waits were 16 and 32 s: the one call of a run that failed six or seven times held the
+  // whole run up for most of a minute (bench/chaos, provider-30pct-500).
+  'stage.llm': { queue: 'stage-llm', schema: stageJobPayloadSchema, attempts: 12, backoffMs: 500, maxBackoffMs: 8_000 },
   'stage.sql': { queue: 'stage-sql', schema: stageJobPayloadSchema, attempts: 3, backoffMs: 500 },
   'stage.retrieval': { queue: 'stage-retrieval', schema: stageJobPayloadSchema, attempts: 3, backoffMs: 1_000 },
   'run.advance': { queue: 'advance', schema: advanceJobPayloadSchema, attempts: 10, backoffMs: 500 },
@@ -62,3 +67,11 @@ export function jobIdFor(name: JobName, key: string): string {
  * to add to and take from than the prioritized set, before any prioritized job.
  */
 export const priorities = { interactive: 0, nightly: 10 } as const;
+
+/** BullMQ's name for the catalog's retry waits (`retryDelayMs`), which WorkerHost's workers compute. */
+export const CATALOG_BACKOFF = 'sqlsweep-catalog';
+
+/** The wait after a job's `attemptsMade`-th failed attempt: `backoffMs` doubling per attempt, capped at `maxBackoffMs`. */
+export function retryDelayMs(def: Pick<JobDefinition<z.ZodType>, 'backoffMs' | 'maxBackoffMs'>, attemptsMade: number): number {
+  return Math.min(def.backoffMs * 2 ** Math.max(0, attemptsMade - 1), def.maxBackoffMs ?? Infinity);
+}

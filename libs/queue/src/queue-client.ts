@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { createRedisConnection } from './connection';
-import { jobCatalog, jobIdFor, priorities, queueKeyPrefix, type JobName, type JobPayload } from './job-catalog';
+import { CATALOG_BACKOFF, jobCatalog, jobIdFor, priorities, queueKeyPrefix, type JobName, type JobPayload } from './job-catalog';
 import { staleJobIds, withStaleJobIds } from './stale-jobs';
 
 export interface EnqueueOptions { key: string; priority?: keyof typeof priorities }
@@ -54,7 +54,7 @@ export class QueueClient {
       opts: {
         jobId: jobIdFor(name, j.key),
         attempts: def.attempts,
-        backoff: { type: 'exponential', delay: def.backoffMs },
+        backoff: { type: CATALOG_BACKOFF, delay: def.backoffMs },
         priority: priorities[j.priority ?? 'interactive'],
         removeOnComplete: { age: 24 * 3600, count: 100_000 },
         removeOnFail: { age: 7 * 24 * 3600 },

@@ -194,4 +194,29 @@ describe('queue client and worker host', () => {
       await c.close();
     }
   });
+  it('waits between attempts as the catalog says, capped: a seventh failed LLM attempt waits 8 s, not 32 s', async () => {
+    const capped = testQueuePrefix();
+    const c = new QueueClient(redisUrl, capped);
+    const redis = new Redis(redisUrl);
+    const host = new WorkerHost({ redisUrl, prefix: capped, queues: { 'stage-llm': 1 } });
+    const queue = c.queue('stage-llm');
+    try {
+      await c.enqueue('stage.llm', payload(60), { key: key(60) });
+      await redis.hset(queue.toKey(key(60)), 'atm', 6); // as after six failed attempts
+      const failed = new Promise<void>((resolve) => {
+        host.start({ 'stage.llm': async () => { setImmediate(resolve); throw new Error('transient'); }, 'llm.batch': async () => undefined });
+      });
+      await failed;
+      let job = await queue.getJob(key(60));
+      for (let i = 0; i < 100 && (await job?.getState()) !== 'delayed'; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        job = await queue.getJob(key(60));
+      }
+      expect([await job?.getState(), job?.attemptsMade, job?.delay]).toEqual(['delayed', 7, 8_000]);
+    } finally {
+      await host.close();
+      redis.disconnect();
+      await c.close();
+    }
+  });
 });

@@ -1,8 +1,9 @@
 import { connectionWarnings, type ThrottledWarnings } from '@sqlsweep/config';
-import { Worker, type Job } from 'bullmq';
+import { Worker, type Job, type MinimalJob } from 'bullmq';
+import type { z } from 'zod';
 import { createRedisConnection, type RedisClient } from './connection';
 import { isFinalFailure } from './final-failure';
-import { jobCatalog, jobsOfQueue, queueKeyPrefix, type JobName, type JobPayload } from './job-catalog';
+import { jobCatalog, jobsOfQueue, queueKeyPrefix, retryDelayMs, type JobDefinition, type JobName, type JobPayload } from './job-catalog';
 
 /** `token` is the job's lock token, needed to move it to delayed from inside the handler. */
 export type JobHandler<N extends JobName> = (payload: JobPayload<N>, job: Job, token?: string) => Promise<void>;
@@ -60,6 +61,7 @@ export class WorkerHost {
           prefix: queueKeyPrefix(this.opts.prefix, queue),
           concurrency: this.opts.queues[queue],
           lockDuration: this.opts.lockDurationMs ?? 30_000,
+          settings: { backoffStrategy },
           stalledInterval: Math.max(1_000, Math.floor((this.opts.lockDurationMs ?? 30_000) / 2)),
         },
       );
@@ -84,6 +86,12 @@ export class WorkerHost {
     // BullMQ leaves a connection it was handed open; it is ours to close.
     for (const c of this.connections) c.disconnect();
   }
+}
+
+/** The waits of the catalog's retry policy (`CATALOG_BACKOFF`, set by QueueClient): `retryDelayMs` of the job's entry. */
+function backoffStrategy(attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob): number {
+  const def: JobDefinition<z.ZodType> | undefined = job && (jobCatalog as Record<string, JobDefinition<z.ZodType>>)[job.name];
+  return retryDelayMs(def ?? { backoffMs: 1_000 }, attemptsMade);
 }
 
 /**
