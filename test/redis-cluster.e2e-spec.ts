@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findRedisBinaries, REDIS_CONF, startPrivateCluster, type PrivateCluster } from '@sqlsweep/infra';
 import { llmBudgetPrefix, ModelPauses, RedisRateBudget, type BudgetRequest } from '@sqlsweep/llm';
-import { createRedisConnection, QueueClient, queueKeyPrefix, RedisLease, WorkerHost, type RedisClient } from '@sqlsweep/queue';
+import { createRedisConnection, jobIdFor, QueueClient, queueKeyPrefix, RedisLease, WorkerHost, type RedisClient } from '@sqlsweep/queue';
 import { testQueuePrefix, waitFor } from '@sqlsweep/testing';
 import { Cluster } from 'ioredis';
 
@@ -112,6 +112,15 @@ describeCluster('queues and the LLM rate budget on a 3-primary Redis Cluster', (
       await replan.enqueueMany('index.build', later, { recoverLost: true });
       await replan.enqueueMany('index.build', later, { recoverLost: true });
       expect((await replan.depths())['stage-retrieval']).toMatchObject({ waiting: 1, active: 0 });
+      // Lost in part (its place in the wait list gone, its data kept): a plain add leaves it out, re-planning's adds it.
+      const retrieval = replan.queue('stage-retrieval');
+      const id = jobIdFor('index.build', 'db-later');
+      const redis = connect();
+      await redis.lrem(retrieval.keys.wait, 0, id);
+      await replan.enqueueMany('index.build', later);
+      expect(await (await retrieval.getJob(id))?.getState()).toBe('unknown');
+      await replan.enqueueMany('index.build', later, { recoverLost: true });
+      expect(await (await retrieval.getJob(id))?.getState()).toBe('waiting');
     } finally {
       await replan.close();
     }

@@ -103,8 +103,8 @@ export class Advancer {
     for (const rows of waves.values()) {
       const payloads = rows.map(payloadOf).sort((a, b) => (a.stageKey < b.stageKey ? -1 : 1));
       await this.queue.enqueue('llm.batch', { runId: rows[0].run_id, model: String(payloads[0].params.model), stages: payloads }, {
-        key: contentHash(payloads.map((p) => p.stageKey)), priority: lane(rows[0]), ...opts,
-      });
+        key: contentHash(payloads.map((p) => p.stageKey)), priority: lane(rows[0]),
+      }, opts);
     }
     return ready.length;
   }

@@ -1,14 +1,15 @@
 import { Queue } from 'bullmq';
-import { createRedisConnection } from './connection';
+import { createRedisConnection, type RedisClient } from './connection';
 import { CATALOG_BACKOFF, jobCatalog, jobIdFor, priorities, queueKeyPrefix, type JobName, type JobPayload } from './job-catalog';
-import { staleJobIds, withStaleJobIds } from './stale-jobs';
+import { jobIdsToReplace, withReplaceCheck, type ReplaceCheckCommands } from './replaced-jobs';
 
 export interface EnqueueOptions { key: string; priority?: keyof typeof priorities }
 
 export interface EnqueueManyOptions {
   /**
    * Also replaces a job Redis lost in part (its hash kept, its id in no list or set), which an add would take for a
-   * duplicate. Costs a read of the wait list when some job is already queued: for re-planning, not for every add.
+   * duplicate. Costs a read of the queue's lists per 20,000 jobs when some are already queued: for re-planning, not
+   * for every add.
    */
   recoverLost?: boolean;
 }
@@ -16,10 +17,10 @@ export interface EnqueueManyOptions {
 /** Producer side: validates payloads against the catalog and adds jobs with deterministic ids. */
 export class QueueClient {
   private readonly queues = new Map<string, Queue>();
-  private readonly connection;
+  private readonly connection: RedisClient & ReplaceCheckCommands;
 
   constructor(redisUrl: string, private readonly prefix: string) {
-    this.connection = withStaleJobIds(createRedisConnection(redisUrl));
+    this.connection = withReplaceCheck(createRedisConnection(redisUrl));
   }
 
   queue(name: string): Queue {
@@ -34,15 +35,15 @@ export class QueueClient {
     return q;
   }
 
-  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts: EnqueueOptions & EnqueueManyOptions): Promise<void> {
-    await this.enqueueMany(name, [{ payload, ...opts }], opts);
+  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, job: EnqueueOptions, opts: EnqueueManyOptions = {}): Promise<void> {
+    await this.enqueueMany(name, [{ payload, ...job }], opts);
   }
 
   /**
    * Adds jobs in bulk, one per id: a job whose id is waiting, delayed or active is not added again. A job kept as
    * completed or failed is replaced, since BullMQ would otherwise ignore the add: callers enqueue only what Postgres
    * says is still to do, so such a job is stale (its result was lost with a Postgres, or it failed for good in an
-   * earlier run) and leaving it would stall the run. So is a job lost in part, with `recoverLost`.
+   * earlier run) and leaving it would stall the run. So is a job lost in part, with `recoverLost` (see replaced-jobs.ts).
    */
   async enqueueMany<N extends JobName>(name: N, jobs: Array<{ payload: JobPayload<N> } & EnqueueOptions>, opts: EnqueueManyOptions = {}): Promise<void> {
     if (jobs.length === 0) return;
@@ -60,19 +61,22 @@ export class QueueClient {
         removeOnFail: { age: 7 * 24 * 3600 },
       },
     }));
-    // One add per job rather than addBulk: the adds go out back to back on one connection, one round trip in all,
+    // One add per job rather than addBulk: the adds go out back to back on one connection, one round trip per 500,
     // without addBulk's MULTI, which made a single add cost about 1.7 times as much. Each add is idempotent by job id.
-    const add = (jobs: typeof toAdd) => Promise.all(jobs.map((j) => queue.add(j.name, j.data, j.opts)));
-    for (let i = 0; i < toAdd.length; i += 500) {
-      const chunk = toAdd.slice(i, i + 500);
-      // Sent together: whichever Redis runs first, a stale job stays stale and the add leaves it be.
-      const ids = chunk.map((j) => j.opts.jobId);
-      const [stale] = await Promise.all([staleJobIds(this.connection, queue, ids, { lost: opts.recoverLost ?? false }), add(chunk)]);
-      if (stale.size === 0) continue;
+    const add = async (jobs: typeof toAdd) => {
+      for (let i = 0; i < jobs.length; i += 500) await Promise.all(jobs.slice(i, i + 500).map((j) => queue.add(j.name, j.data, j.opts)));
+    };
+    const check = opts.recoverLost ? 'lost' : 'finished';
+    const perCheck = opts.recoverLost ? 20_000 : 500;
+    for (let i = 0; i < toAdd.length; i += perCheck) {
+      const chunk = toAdd.slice(i, i + perCheck);
+      // Sent with the adds: whichever Redis runs first, a job to replace stays one and the add leaves it be.
+      const [replace] = await Promise.all([jobIdsToReplace(this.connection, queue, chunk.map((j) => j.opts.jobId), check), add(chunk)]);
+      if (replace.size === 0) continue;
       // A job still locked (a worker may run it yet) is not removed: the add below then leaves it be, and a later
       // re-plan finds it again once its lock has lapsed.
-      await Promise.all([...stale].map((id) => queue.remove(id)));
-      await add(chunk.filter((j) => stale.has(j.opts.jobId)));
+      await Promise.all([...replace].map((id) => queue.remove(id)));
+      await add(chunk.filter((j) => replace.has(j.opts.jobId)));
     }
   }
 

@@ -169,50 +169,58 @@ describe('queue client and worker host', () => {
     const jobs = (ns: number[]) => ns.map((n) => ({ payload: payload(n), key: key(n) }));
     try {
       await c.enqueueMany('stage.sql', jobs([50, 51, 52]));
-      const kept = await queue.getJob(key(52));
+      await c.enqueue('stage.sql', payload(53), { key: key(53), priority: 'nightly' }); // in the prioritized set
+      const kept = await Promise.all([52, 53].map((n) => queue.getJob(key(n))));
       // As a key-by-key flush or eviction leaves them: 50's hash kept but its place in the wait list gone; 51's hash
       // gone, then written again in part (a worker's late update), in no list either. An add takes both for duplicates.
       await redis.lrem(queue.keys.wait, 0, key(50));
       await redis.lrem(queue.keys.wait, 0, key(51));
       await redis.del(queue.toKey(key(51)));
       await redis.hset(queue.toKey(key(51)), 'processedOn', Date.now());
-      const states = async () => Promise.all([50, 51, 52].map(async (n) => (await queue.getJob(key(n)))?.getState()));
-      expect(await states()).toEqual(['unknown', 'unknown', 'waiting']);
+      const states = async () => Promise.all([50, 51, 52, 53].map(async (n) => (await queue.getJob(key(n)))?.getState()));
+      expect(await states()).toEqual(['unknown', 'unknown', 'waiting', 'prioritized']);
 
-      await c.enqueueMany('stage.sql', jobs([50, 51, 52]));
-      expect(await states()).toEqual(['unknown', 'unknown', 'waiting']);
+      await c.enqueueMany('stage.sql', jobs([50, 51, 52, 53]));
+      expect(await states()).toEqual(['unknown', 'unknown', 'waiting', 'prioritized']);
 
-      const again = jobs([50, 51, 52]);
+      const again = jobs([50, 51, 52, 53]);
       await c.enqueueMany('stage.sql', again, { recoverLost: true });
-      expect(await states()).toEqual(['waiting', 'waiting', 'waiting']);
+      expect(await states()).toEqual(['waiting', 'waiting', 'waiting', 'prioritized']);
       for (const n of [50, 51]) expect((await queue.getJob(key(n)))?.data.runId).toBe(again[n - 50].payload.runId);
-      const still = await queue.getJob(key(52));
-      expect([still?.data.runId, still?.timestamp]).toEqual([kept?.data.runId, kept?.timestamp]);
+      const still = await Promise.all([52, 53].map((n) => queue.getJob(key(n))));
+      expect(still.map((j) => [j?.data.runId, j?.timestamp])).toEqual(kept.map((j) => [j?.data.runId, j?.timestamp]));
       expect(await queue.getWaitingCount()).toBe(3);
     } finally {
       redis.disconnect();
       await c.close();
     }
   });
-  it('waits between attempts as the catalog says, capped: a seventh failed LLM attempt waits 8 s, not 32 s', async () => {
+  it('waits between attempts as the catalog says: a third failed LLM attempt 2 s, a seventh 8 s (the cap), not 32 s', async () => {
     const capped = testQueuePrefix();
     const c = new QueueClient(redisUrl, capped);
     const redis = new Redis(redisUrl);
     const host = new WorkerHost({ redisUrl, prefix: capped, queues: { 'stage-llm': 1 } });
     const queue = c.queue('stage-llm');
     try {
-      await c.enqueue('stage.llm', payload(60), { key: key(60) });
-      await redis.hset(queue.toKey(key(60)), 'atm', 6); // as after six failed attempts
+      for (const [n, failedBefore] of [[60, 2], [61, 6]]) {
+        await c.enqueue('stage.llm', payload(n), { key: key(n) });
+        await redis.hset(queue.toKey(key(n)), 'atm', failedBefore); // as after that many failed attempts
+      }
+      let failures = 0;
       const failed = new Promise<void>((resolve) => {
-        host.start({ 'stage.llm': async () => { setImmediate(resolve); throw new Error('transient'); }, 'llm.batch': async () => undefined });
+        host.start({ 'stage.llm': async () => { if (++failures === 2) setImmediate(resolve); throw new Error('transient'); }, 'llm.batch': async () => undefined });
       });
       await failed;
-      let job = await queue.getJob(key(60));
-      for (let i = 0; i < 100 && (await job?.getState()) !== 'delayed'; i++) {
+      const seen = async () => Promise.all([60, 61].map(async (n) => {
+        const job = await queue.getJob(key(n));
+        return [await job?.getState(), job?.attemptsMade, job?.delay];
+      }));
+      let now = await seen();
+      for (let i = 0; i < 100 && now.some(([state]) => state !== 'delayed'); i++) {
         await new Promise((r) => setTimeout(r, 20));
-        job = await queue.getJob(key(60));
+        now = await seen();
       }
-      expect([await job?.getState(), job?.attemptsMade, job?.delay]).toEqual(['delayed', 7, 8_000]);
+      expect(now).toEqual([['delayed', 3, 2_000], ['delayed', 7, 8_000]]);
     } finally {
       await host.close();
       redis.disconnect();

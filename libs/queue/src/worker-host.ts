@@ -1,5 +1,5 @@
 import { connectionWarnings, type ThrottledWarnings } from '@sqlsweep/config';
-import { Worker, type Job, type MinimalJob } from 'bullmq';
+import { UnrecoverableError, Worker, type Job, type MinimalJob } from 'bullmq';
 import type { z } from 'zod';
 import { createRedisConnection, type RedisClient } from './connection';
 import { isFinalFailure } from './final-failure';
@@ -51,7 +51,7 @@ export class WorkerHost {
           const name = job.name as N;
           const def = jobCatalog[name];
           // A job Redis lost in part (its place in the queue kept, its data gone) has no name: re-planning adds it anew.
-          if (job.name === undefined) throw new Error(`job ${job.id} on queue ${queue}: its name and data are missing from Redis (lost in part); the reconciler adds its work again`);
+          if (job.name === undefined) throw new UnrecoverableError(`job ${job.id} on queue ${queue}: its name and data are missing from Redis (lost in part); the reconciler adds its work again`);
           if (!def || def.queue !== queue) throw new Error(`job ${job.id}: unknown job name "${job.name}" on queue ${queue}`);
           const handler = handlers[name] as JobHandler<N>;
           await this.slots.run(() => handler(def.schema.parse(job.data) as JobPayload<N>, job, token));
@@ -88,10 +88,14 @@ export class WorkerHost {
   }
 }
 
-/** The waits of the catalog's retry policy (`CATALOG_BACKOFF`, set by QueueClient): `retryDelayMs` of the job's entry. */
+/**
+ * The waits of the catalog's retry policy (`CATALOG_BACKOFF`): `retryDelayMs` of the job's entry; a job of no entry
+ * doubles its own delay.
+ */
 function backoffStrategy(attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob): number {
   const def: JobDefinition<z.ZodType> | undefined = job && (jobCatalog as Record<string, JobDefinition<z.ZodType>>)[job.name];
-  return retryDelayMs(def ?? { backoffMs: 1_000 }, attemptsMade);
+  const own = job?.opts.backoff;
+  return retryDelayMs(def ?? { backoffMs: (typeof own === 'object' ? own.delay : own) ?? 1_000 }, attemptsMade);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { jobCatalog } from '@sqlsweep/queue';
+import { CATALOG_BACKOFF, jobCatalog } from '@sqlsweep/queue';
 import type { SchedulesFile } from './schedules-file';
 
 export interface ReconcileReport { added: string[]; changed: string[]; removed: string[]; unchanged: string[] }
@@ -26,7 +26,7 @@ export async function reconcileSchedulers(queue: Queue, file: SchedulesFile): Pr
     await queue.upsertJobScheduler(name, { pattern: spec.cron, tz: spec.timezone }, {
       name: 'schedule.fire',
       data: { schedule: name },
-      opts: { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 }, attempts: jobCatalog['schedule.fire'].attempts, backoff: { type: 'exponential', delay: jobCatalog['schedule.fire'].backoffMs } },
+      opts: { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 }, attempts: jobCatalog['schedule.fire'].attempts, backoff: { type: CATALOG_BACKOFF, delay: jobCatalog['schedule.fire'].backoffMs } },
     });
     (now ? report.changed : report.added).push(name);
   }
