@@ -1,8 +1,13 @@
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import IORedis from 'ioredis';
 import { startE2eStack, type E2eStack } from './support/e2e-stack';
+// nx-ignore-next-line
+import { TempDirs } from '@sqlsweep/testing';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 jest.setTimeout(300_000);
 
@@ -17,8 +22,8 @@ pipelines:
 `;
 
 // File knobs may only name files in the corpus directory: this one holds a link to a file outside it.
-const corpus = mkdtempSync(join(tmpdir(), 'bad-config-corpus-'));
-const outside = mkdtempSync(join(tmpdir(), 'bad-config-outside-'));
+const corpus = temp.make('bad-config-corpus-');
+const outside = temp.make('bad-config-outside-');
 writeFileSync(join(outside, 'secret.txt'), 'SECRET\n');
 symlinkSync(join(outside, 'secret.txt'), join(corpus, 'link-out.txt'));
 const r3With = (path: string) => good.replace('pipeline: zero-shot\n    grid: { temperature: [0] }', `pipeline: r3\n    grid: { ragCorpus: ["${path}"] }`);

@@ -1,17 +1,20 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
-import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
+import { createTestDatabase, TempDirs, type TestDatabase } from '@sqlsweep/testing';
 import { MAX_BODY_BYTES } from './app';
 import { startTestApi, type TestApi } from './testing/test-api';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 const token = 'safety-token-0123456789';
 const auth = { authorization: `Bearer ${token}` };
 const config = (pipeline: string) => `name: safety\ndataset: minibench\nsplit: dev\nitems: { limit: 2 }\nmodels: [sim-strong]\npipelines:\n  - ${pipeline}\n`;
-const corpus = mkdtempSync(join(tmpdir(), 'sqlsweep-corpus-'));
+const corpus = temp.make('sqlsweep-corpus-');
 const postgresText = /postgres|invalid byte sequence|UTF8|0x00|relation|syntax error|violates/i;
 
 const start = (t: TestDatabase, extra: Record<string, string>) => startTestApi(t, { SQLSWEEP_API_TOKEN: token, SQLSWEEP_CORPUS_DIR: corpus, ...extra });
@@ -22,7 +25,7 @@ describe('orchestrator API safety (default settings: reads closed)', () => {
   let closed: TestApi;
   let runId: string;
   let sensitive: string[];
-  const outside = mkdtempSync(join(tmpdir(), 'sqlsweep-outside-'));
+  const outside = temp.make('sqlsweep-outside-');
 
   const post = (url: string, body: unknown, headers: Record<string, string> = auth) =>
     fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -36,7 +39,7 @@ describe('orchestrator API safety (default settings: reads closed)', () => {
     symlinkSync(join(outside, 'secret.txt'), join(corpus, 'sub', 'link-out.txt'));
 
     t = await createTestDatabase();
-    await registerDataset(new DatasetRepository(t.db), { name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-api-')) });
+    await registerDataset(new DatasetRepository(t.db), { name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: temp.make('sqlsweep-api-') });
     closed = await start(t, {});
     const created = await post(closed.url, { config: config('pipeline: zero-shot') });
     expect(created.status).toBe(201);

@@ -1,8 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { birdPredictionFile, goldFile, NO_PREDICTION_SQL, spiderPredictionFile } from '@sqlsweep/orchestration';
 import { readBirdPredictions, readGoldFile, readSpiderPredictions } from '@sqlsweep/sql-sandbox';
+// nx-ignore-next-line
+import { TempDirs } from '@sqlsweep/testing';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 const lines = [
   { sql: 'SELECT name\nFROM singer\tWHERE age > 3', dbId: 'concert_singer' },
@@ -11,7 +16,7 @@ const lines = [
 ];
 
 function write(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'export-files-')), 'f');
+  const file = join(temp.make('export-files-'), 'f');
   writeFileSync(file, text);
   return file;
 }

@@ -1,13 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
+import { createTestDatabase, TempDirs, testQueuePrefix, type TestDatabase } from '@sqlsweep/testing';
 import { openApiDocument } from './openapi';
 import { startTestApi } from './testing/test-api';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 const token = 'openapi-codes-token-0123456789';
 const config = `name: openapi-codes
@@ -40,9 +43,9 @@ describe('the OpenAPI document lists the status codes each route answers', () =>
   beforeAll(async () => {
     t = await createTestDatabase();
     await registerDataset(new DatasetRepository(t.db), {
-      name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-openapi-')),
+      name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: temp.make('sqlsweep-openapi-'),
     });
-    const schedules = join(mkdtempSync(join(tmpdir(), 'sqlsweep-openapi-schedules-')), 'schedules.yaml');
+    const schedules = join(temp.make('sqlsweep-openapi-schedules-'), 'schedules.yaml');
     writeFileSync(schedules, `schedules:\n  ${values.name}:\n    cron: "0 3 1 1 *"\n    timezone: UTC\n    sweep: configs/sweeps/demo.yaml\n`);
     ({ app, url } = await startTestApi(t, { SQLSWEEP_QUEUE_PREFIX: testQueuePrefix(), SQLSWEEP_API_TOKEN: token, SQLSWEEP_SCHEDULES_FILE: schedules }));
     const created = await fetch(`${url}/api/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ config }) });

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { apiRoutes } from '@sqlsweep/contracts';
@@ -7,8 +6,12 @@ import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
 import { Queue, queueKeyPrefix } from '@sqlsweep/queue';
 // nx-ignore-next-line
-import { createTestDatabase, testQueuePrefix, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
+import { createTestDatabase, TempDirs, testQueuePrefix, testRedisUrl, type TestDatabase } from '@sqlsweep/testing';
 import { startTestApi } from './testing/test-api';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 const token = 'test-token-0123456789';
 const demoConfig = `name: api-demo
@@ -42,7 +45,7 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
   let app: INestApplication;
   let url: string;
   const prefix = testQueuePrefix();
-  const dashboardDir = mkdtempSync(join(tmpdir(), 'dashboard-dist-'));
+  const dashboardDir = temp.make('dashboard-dist-');
   writeFileSync(join(dashboardDir, 'index.html'), '<!doctype html><title>sqlsweep dashboard</title>');
   writeFileSync(join(dashboardDir, 'app.js'), 'console.log(1)');
 
@@ -66,7 +69,7 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     await registerDataset(new DatasetRepository(t.db), {
-      name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-api-')),
+      name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: temp.make('sqlsweep-api-'),
     });
     // Reads opened, so the checks below read without the token; the default read policy is in api-safety.int-spec.ts.
     ({ app, url } = await start(t, prefix, { SQLSWEEP_OPEN_READS: '1' }, dashboardDir));
@@ -217,7 +220,7 @@ describe('orchestrator HTTP API (no workers: runs stay queued)', () => {
 
   it('compares only runs whose items pair: same dataset, some scored item in common', async () => {
     await registerDataset(new DatasetRepository(t.db), {
-      name: 'minibench-copy', format: 'minibench', path: 'data/minibench/dist', dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-api-')),
+      name: 'minibench-copy', format: 'minibench', path: 'data/minibench/dist', dataDir: temp.make('sqlsweep-api-'),
     });
     const [done1, done2] = (await getJson('/api/runs?status=cancelled')) as Array<{ id: string }>;
     const copy = (await (await post('/api/runs', { config: demoConfig.replace('dataset: minibench', 'dataset: minibench-copy') })).json()) as { runId: string };

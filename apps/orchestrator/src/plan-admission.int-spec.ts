@@ -1,11 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatasetRepository } from '@sqlsweep/db';
 import { registerDataset } from '@sqlsweep/orchestration';
 // nx-ignore-next-line
-import { createTestDatabase, HUGE_GRID_SWEEP, type TestDatabase } from '@sqlsweep/testing';
+import { createTestDatabase, HUGE_GRID_SWEEP, type TestDatabase, TempDirs } from '@sqlsweep/testing';
 import { startTestApi, type TestApi } from './testing/test-api';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 const token = 'test-token-0123456789';
 const temperatures = Array.from({ length: 30 }, (_, i) => (i / 15).toFixed(3)).join(', ');
@@ -26,7 +28,7 @@ describe('POST /api/runs admission and planning off the event loop', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    await registerDataset(new DatasetRepository(t.db), { name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-plan-api-')) });
+    await registerDataset(new DatasetRepository(t.db), { name: 'minibench', format: 'minibench', path: 'data/minibench/dist', dataDir: temp.make('sqlsweep-plan-api-') });
     api = await startTestApi(t, { SQLSWEEP_API_TOKEN: token });
     ({ url } = api);
   });

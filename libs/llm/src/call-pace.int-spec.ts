@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 // nx-ignore-next-line
-import { startSimulator, testRedisUrl, type Simulator } from '@sqlsweep/testing';
+import { startSimulator, testRedisUrl, type Simulator, TempDirs } from '@sqlsweep/testing';
 import { LlmCallPace } from './call-pace';
 import { LlmClient } from './llm-client';
 import { parseModelCatalog } from './model-catalog';
 import { ModelCallers } from './model-callers';
 import { RedisRateBudget } from './rate-budget';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 const redisUrl = testRedisUrl();
 const RPM = 2_400; // 40 calls/s: the binding limit of both models
@@ -29,7 +32,7 @@ describe('LlmCallPace: concurrency follows the admitted rate x latency (real Red
   let pace: LlmCallPace;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'call-pace-'));
+    const dir = temp.make('call-pace-');
     const simConfig = join(dir, 'llm-sim.yaml');
     // The simulator's own limits are far away: the shared budget (RPM) is what binds. Fixed latencies (p95 = median).
     writeFileSync(simConfig, [

@@ -1,13 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LlmError } from './errors';
 import { LlmClient } from './llm-client';
 import { loadModelCatalog } from './model-catalog';
 import { costUsd } from './pricing';
 import { estimateTokens } from './tokens';
+// nx-ignore-next-line
+import { TempDirs } from '@sqlsweep/testing';
 
-const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
+
+const dir = temp.make('catalog-');
 const write = (name: string, text: string) => {
   const file = join(dir, name);
   writeFileSync(file, text);

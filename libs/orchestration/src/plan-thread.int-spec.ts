@@ -1,15 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SweepConfigError } from '@sqlsweep/contracts';
 import { ScheduleRepository } from '@sqlsweep/db';
 // nx-ignore-next-line
-import { createTestCore, minibenchDir, type TestCore, type TestDatabase } from '@sqlsweep/testing';
+import { createTestCore, minibenchDir, type TestCore, type TestDatabase, TempDirs } from '@sqlsweep/testing';
 import { OrchestratorCore } from './core';
 import { PlanThread } from './plan-thread';
 import { registerDataset } from './register-dataset';
 import { ScheduleFirer } from './schedules/schedule-firer';
 import type { SchedulesFile } from './schedules/schedules-file';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 const sweep = 'name: thread-test\ndataset: minibench\nitems: { limit: 2 }\nmodels: [sim-strong]\npipelines:\n  - pipeline: zero-shot\n';
 
@@ -54,7 +57,7 @@ describe('PlanThread (real Postgres and Redis)', () => {
   });
 
   it('fires a schedule through the thread: one run per fire, however often it is delivered', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-thread-fire-'));
+    const dir = temp.make('sqlsweep-thread-fire-');
     writeFileSync(join(dir, 'sweep.yaml'), sweep);
     const schedules = new ScheduleRepository(core.db);
     const firer = new ScheduleFirer({

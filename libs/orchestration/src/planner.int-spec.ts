@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSweepConfig, SweepConfigError } from '@sqlsweep/contracts';
 // nx-ignore-next-line
-import { minibenchDir, useTestCore } from '@sqlsweep/testing';
+import { minibenchDir, useTestCore, TempDirs } from '@sqlsweep/testing';
 import { OrchestratorCore } from './core';
 import type { SweepPlan } from './planner';
 import { registerDataset } from './register-dataset';
 
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
+
 /** The corpus directory the planner is given: file knobs name files relative to it. */
-const corpusDir = mkdtempSync(join(tmpdir(), 'sqlsweep-planner-corpus-'));
+const corpusDir = temp.make('sqlsweep-planner-corpus-');
 
 /** Plans against real Postgres with minibench registered; nothing is stored, so every stage is needed. */
 describe('Planner (real Postgres)', () => {
@@ -70,7 +73,7 @@ describe('Planner (real Postgres)', () => {
     });
 
     it('refuses a file outside the corpus directory (absolute, "..", a link out) before anything is written, as the CLI and the API do', async () => {
-      const outside = mkdtempSync(join(tmpdir(), 'sqlsweep-planner-outside-'));
+      const outside = temp.make('sqlsweep-planner-outside-');
       writeFileSync(join(outside, 'secret.txt'), 'SECRET\n');
       symlinkSync(join(outside, 'secret.txt'), join(corpusDir, 'link-out.txt'));
       const runsBefore = await testCore.database.db.selectFrom('runs').select('id').execute();

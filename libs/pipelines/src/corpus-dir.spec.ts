@@ -1,17 +1,22 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { corpusDir, resolveCorpusPath } from './corpus-dir';
 import { readKeyedFile } from './file-knobs';
 import type { FileKnob } from './pipeline';
+// nx-ignore-next-line
+import { TempDirs } from '@sqlsweep/testing';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 const knob: FileKnob = { knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus' };
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('the corpus directory (where file knobs may read)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'corpus-dir-'));
-  const outside = mkdtempSync(join(tmpdir(), 'corpus-outside-'));
+  const dir = temp.make('corpus-dir-');
+  const outside = temp.make('corpus-outside-');
   writeFileSync(join(dir, 'notes.txt'), 'inside\n');
   mkdirSync(join(dir, 'nested'));
   writeFileSync(join(dir, 'nested', 'more.txt'), 'nested\n');

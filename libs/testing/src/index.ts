@@ -9,3 +9,4 @@ export * from './stored-fingerprint';
 export * from './own-redis';
 export * from './run-account';
 export * from './zero-shot-sweep';
+export * from './temp-dirs';

@@ -1,21 +1,24 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expandVariants, isOperatingPoint, parseSweepConfig } from '@sqlsweep/contracts';
 import { ensureBundledEncoderForTests } from '@sqlsweep/retrieval';
 // nx-ignore-next-line
-import { minibenchDir, repoRoot, useTestCore } from '@sqlsweep/testing';
+import { minibenchDir, repoRoot, useTestCore, TempDirs } from '@sqlsweep/testing';
 import { OrchestratorCore } from '../core';
 import type { SweepPlan } from '../planner';
 import { registerDataset } from '../register-dataset';
 import { variantDto } from '../reports/views';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 /** What the paper's θ = 13 stands for (docs/methods/rb-sql.md, "Operating points"): most gold tables kept. */
 const PAPER_TABLE_RECALL = 0.9;
 
 /** The planner resolving `theta: { recall: … }` on minibench with the bundled encoder, against real Postgres. */
 describe('threshold operating points (minibench, bundled encoder)', () => {
-  const retrieval = { dataDir: mkdtempSync(join(tmpdir(), 'sqlsweep-operating-points-')), encoderDir: ensureBundledEncoderForTests() };
+  const retrieval = { dataDir: temp.make('sqlsweep-operating-points-'), encoderDir: ensureBundledEncoderForTests() };
   const testCore = useTestCore(OrchestratorCore, { retrieval });
   beforeAll(async () => {
     await registerDataset(testCore.core.datasets, { name: 'minibench', format: 'minibench', path: minibenchDir, dataDir: testCore.dataDir });

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expandVariants, parseSweepConfig, R3_DEFAULT_RAG_CORPUS, R3_SCHEMA_DESCRIPTION_RAG_CORPUS } from '@sqlsweep/contracts';
 import { loadDataset, type DatabaseSchema } from '@sqlsweep/datasets';
@@ -11,6 +10,12 @@ import type { RetrievalServices, StageContext, StageItem } from '../../stage-con
 import { VariantKeyer } from '../../stage-keys';
 import { r3Decompose, r3Generate, r3GenerateDirect, r3Link, r3Pipeline, type LinkedTables, type SubQuestions } from './r3';
 import { r3RagStage, type RagContext } from './rag-context';
+// nx-ignore-next-line
+import { TempDirs } from '@sqlsweep/testing';
+
+/** The test file's temporary folders, removed once its tests are done. */
+const temp = new TempDirs();
+afterAll(() => temp.removeAll());
 
 const repoRoot = join(__dirname, '..', '..', '..', '..', '..');
 
@@ -151,7 +156,7 @@ describe('r3.rag on the schema-description corpus shipped with minibench, with t
 
   beforeAll(async () => {
     encoder = await openEncoder({ modelDir: ensureBundledEncoderForTests(), intraOpNumThreads: 1 });
-    const indexRoot = mkdtempSync(join(tmpdir(), 'r3-rag-'));
+    const indexRoot = temp.make('r3-rag-');
     retrieval = {
       encoder: async () => encoder,
       index: async (spec) => openIndex(indexRoot, (await buildIndex(spec, { encoder, indexRoot })).key).index,
@@ -190,7 +195,7 @@ describe('r3.rag on the schema-description corpus shipped with minibench, with t
   });
 
   it('refuses a corpus whose content is not the one the stage was keyed on', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'r3-corpus-'));
+    const dir = temp.make('r3-corpus-');
     const corpus = join(dir, 'corpus.txt');
     writeFileSync(corpus, 'Airports have an elevation in feet.\n');
     const planned = createHash('sha256').update('Airports have an elevation in feet.\n').digest('hex');
