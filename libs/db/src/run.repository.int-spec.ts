@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { Client } from 'pg';
 // Test helpers build on db; this spec-only import must not make the project graph circular.
 // nx-ignore-next-line
@@ -54,5 +55,26 @@ describe('the dependents lookup every stage job makes', () => {
     } finally {
       await c.end();
     }
+  });
+
+  it('is planned from statistics a stored plan leaves for the columns it reads by, and none for the stages\' documents', async () => {
+    const dataset = await t.db.insertInto('datasets').values({ name: 'stats' }).returning('id').executeTakeFirstOrThrow();
+    const version = await t.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 's', format: 'minibench', source_path: '-', item_count: 1 })
+      .returning('id').executeTakeFirstOrThrow();
+    const variantId = randomUUID();
+    await new RunRepository(t.db).createRun({
+      sweep: { name: 'stats', source: '-', config: {}, configHash: 'stats' }, datasetVersionId: version.id, priority: 'interactive',
+      itemCount: 1, stageJobs: 2, reusedStages: 0, simulated: true,
+      variants: [{ id: variantId, variantKey: 'stats', label: 'stats', pipeline: 'test', model: 'sim', sampleIndex: 0, params: {} }],
+      stages: [
+        { variantId, itemId: 'i0', stage: 'a', stageKey: 'a'.repeat(64), role: 'sql', params: { k: 1 }, inputs: {}, isFinal: false },
+        { variantId, itemId: 'i0', stage: 'b', stageKey: 'b'.repeat(64), role: 'sql', params: { k: 2 }, inputs: { a: 'a'.repeat(64) }, isFinal: true },
+      ],
+    });
+    const { rows } = await sql<{ attname: string }>`SELECT attname FROM pg_stats WHERE schemaname = 'public' AND tablename = 'run_stages'`.execute(t.db);
+    const analyzed = rows.map((r) => r.attname);
+    expect(analyzed).toEqual(expect.arrayContaining(['run_id', 'stage_key', 'input_keys', 'is_final', 'last_input_key']));
+    expect(analyzed).not.toContain('params');
+    expect(analyzed).not.toContain('inputs');
   });
 });
