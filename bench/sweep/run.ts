@@ -116,6 +116,13 @@ function unlimitedCatalog(dir: string): string {
   });
 }
 
+/**
+ * Train items per warm-up sweep of the throughput workers, and the most such sweeps before the benchmark gives up on
+ * a worker that never got an r3.rag (see main).
+ */
+const WARMUP_ITEMS = 8;
+const MAX_WARMUP_ROUNDS = 5;
+
 /** Of `times` measurements taken one after another, the one with the median `by`. */
 async function medianOf<T>(times: number, measure: () => Promise<T>, by: (t: T) => number): Promise<T> {
   const taken: T[] = [];
@@ -259,7 +266,7 @@ async function main(): Promise<void> {
     const l = JSON.parse(line) as StageDone;
     done.push({ runId: l.runId, stage: l.stage, batch: l.batch, inserted: l.inserted, durable: l.durable, ms: l.ms, commitMs: l.commitMs, pid: l.pid, time: l.time });
   };
-  const sweepConfig = (name: string, items: number, split: 'dev' | 'train' = 'dev', offset = 0) => {
+  const sweepConfig = (name: string, items: number, { split = 'dev', offset = 0 }: { split?: 'dev' | 'train'; offset?: number } = {}) => {
     const file = join(env.SQLSWEEP_DATA_DIR, `${name}.yaml`);
     writeFileSync(file, [
       `name: ${name}`, 'dataset: minibench', `split: ${split}`, `items: { limit: ${items}, offset: ${offset} }`, 'models: [sim-strong, sim-weak]',
@@ -331,11 +338,13 @@ async function main(): Promise<void> {
       ...(values['cpu-prof'] ? { SQLSWEEP_BENCH_CPU_PROF_DIR: resolve(values['cpu-prof']) } : {}),
     };
     workers = watched(startWorkers(Number(values.workers), { ...env, ...instrumented, LOG_LEVEL: 'info' }, collect));
-    for (let round = 0; ; round++) {
-      const warmup = await sweep(sweepConfig(`bench-warmup-${round}`, 8, 'train', 8 * round));
-      const cold = workers.filter((w) => !warmup.jobs.some((j) => j.pid === w.child.pid && j.stage === 'r3.rag'));
+    const warm = new Set<number>();
+    for (let round = 1; ; round++) {
+      const warmup = await sweep(sweepConfig(`bench-warmup-${round}`, WARMUP_ITEMS, { split: 'train', offset: WARMUP_ITEMS * (round - 1) }));
+      for (const j of warmup.jobs) if (j.stage === 'r3.rag') warm.add(j.pid);
+      const cold = workers.filter((w) => !warm.has(w.child.pid!));
       if (cold.length === 0) break;
-      if (round === 4) throw new Error(`bench sweep: workers ${cold.map((w) => w.child.pid).join(', ')} ran no r3.rag in five warm-up sweeps`);
+      if (round === MAX_WARMUP_ROUNDS) throw new Error(`bench sweep: workers ${cold.map((w) => w.child.pid).join(', ')} ran no r3.rag in ${round} warm-up sweeps`);
     }
     const workerPids = workers.map((w) => w.child.pid!);
     const tripsBefore = await roundTripsSoFar(countsDir, workerPids);
@@ -400,7 +409,7 @@ async function main(): Promise<void> {
         unweightedStages: [...new Set(parallel.jobs.map((j) => j.stage))].filter((stage) => !serial.jobs.some((j) => j.stage === stage)),
       },
       note: [
-        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed on sweeps of 8 train items until each has run an r3.rag, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split at the run\'s creation, the first stage job\'s start and the last one\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
+        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed on sweeps of ' + WARMUP_ITEMS + ' train items until each has run an r3.rag, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split at the run\'s creation, the first stage job\'s start and the last one\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor.',
         'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: an LLM answer paid for here that the response cache could not store; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',

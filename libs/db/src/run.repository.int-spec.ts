@@ -56,8 +56,16 @@ describe('the dependents lookup every stage job makes', () => {
       await c.end();
     }
   });
+});
 
-  it('is planned from statistics a stored plan leaves for the columns it reads by, and none for the stages\' documents', async () => {
+describe('a stored plan\'s statistics', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => t.drop());
+
+  it('gathers statistics for the columns the advancing queries read by, and none for the stages\' documents', async () => {
     const dataset = await t.db.insertInto('datasets').values({ name: 'stats' }).returning('id').executeTakeFirstOrThrow();
     const version = await t.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 's', format: 'minibench', source_path: '-', item_count: 1 })
       .returning('id').executeTakeFirstOrThrow();
