@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     const tokensEncoded = built.manifest.tokenRows;
 
     // Exact MaxSim latency over the first 1,000 and all 10,000 documents.
-    const { index: full } = openIndex(join(work, 'indexes'), built.key);
+    const { index: full } = await openIndex(join(work, 'indexes'), built.key);
     const small = new EmbeddedMultiVectorIndex(encoder.dim);
     const firstThousand = corpus.slice(0, 1000);
     const smallMatrices = await encoder.encodeDocuments(firstThousand.map((d) => d.text));
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     const scorer = await openMaxSimScorer({ intraOpNumThreads: 1 });
     const onnxSmall = new EmbeddedMultiVectorIndex(encoder.dim, { scorer, scorerMinRows: 1 });
     await onnxSmall.upsert(firstThousand.map((d, i) => ({ ...d, vectors: smallMatrices[i] })));
-    const { index: onnxFull } = openIndex(join(work, 'indexes'), built.key, { scorer, scorerMinRows: 1 });
+    const { index: onnxFull } = await openIndex(join(work, 'indexes'), built.key, { scorer, scorerMinRows: 1 });
     started = performance.now();
     await onnxFull.search(queryMatrices[0], { topK: 10 });
     const registerMs = performance.now() - started;

@@ -33,7 +33,7 @@ describe('WorkerRetrieval', () => {
     const [query] = await (await retrieval.encoder()).encodeQueries(['which airline flies from the city airport']);
     const scored = await index.search(query, { topK: 10 });
     const [key] = readdirSync(join(dataDir, 'indexes')).filter((d) => !d.startsWith('.'));
-    const scalar = await openIndex(join(dataDir, 'indexes'), key).index.search(query, { topK: 10 });
+    const scalar = await (await openIndex(join(dataDir, 'indexes'), key)).index.search(query, { topK: 10 });
     expect(scored.map((d) => d.id)).toEqual(scalar.map((d) => d.id));
     scored.forEach((d, i) => expect(d.score).toBeCloseTo(scalar[i].score, 4));
   });

@@ -5,7 +5,7 @@ import type { DatasetServices, RetrievalServices, StageItem } from '@sqlsweep/pi
 
 type IndexSpec = Parameters<RetrievalServices['index']>[0];
 import {
-  buildIndex, configuredEncoderDir, openEncoder, openIndex, openMaxSimScorer, type Encoder, type EncoderLogger, type MaxSimScorer, type MultiVectorIndex,
+  buildIndex, cachedChunks, configuredEncoderDir, openEncoder, openIndex, openMaxSimScorer, type Encoder, type EncoderLogger, type MaxSimScorer, type MultiVectorIndex, type RetrievalDocument,
 } from '@sqlsweep/retrieval';
 
 /**
@@ -59,14 +59,20 @@ export class WorkerRetrieval implements RetrievalServices {
     return index;
   }
 
+  /** Kept in the data directory's `corpus-chunks`, beside its indexes, for every worker of the host. */
+  chunks(key: string, chunk: () => RetrievalDocument[]): Promise<RetrievalDocument[]> {
+    return cachedChunks(join(this.opts.dataDir, 'corpus-chunks'), key, chunk);
+  }
+
   private async buildOrOpen(spec: IndexSpec): Promise<MultiVectorIndex> {
     const encoder = await this.encoder();
     const indexRoot = join(this.opts.dataDir, 'indexes');
     const built = await buildIndex(spec, { encoder, indexRoot });
     let index = this.indexes.get(built.key);
     if (!index) {
-      index = Promise.resolve(openIndex(indexRoot, built.key, { scorer: this.scorer }).index);
-      this.indexes.set(built.key, index);
+      const opening = openIndex(indexRoot, built.key, { scorer: this.scorer }).then((opened) => opened.index);
+      this.indexes.set(built.key, (index = opening));
+      opening.catch(() => this.indexes.delete(built.key)); // a later stage opens it again
     }
     return index;
   }

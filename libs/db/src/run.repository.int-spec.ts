@@ -10,6 +10,20 @@ import { readyDependentsQuery, RunRepository, type PlannedStage } from './run.re
 interface PlanNode { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] }
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
+/** Stores a run of one variant over `itemCount` items whose plan is `stages(variantId)`, as the planner would. */
+async function storePlan(t: TestDatabase, name: string, itemCount: number, stages: (variantId: string) => PlannedStage[]): Promise<void> {
+  const dataset = await t.db.insertInto('datasets').values({ name }).returning('id').executeTakeFirstOrThrow();
+  const version = await t.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: name, format: 'minibench', source_path: '-', item_count: itemCount })
+    .returning('id').executeTakeFirstOrThrow();
+  const variantId = randomUUID();
+  const planned = stages(variantId);
+  await new RunRepository(t.db).createRun({
+    sweep: { name, source: '-', config: {}, configHash: name }, datasetVersionId: version.id, priority: 'interactive',
+    itemCount, stageJobs: planned.length, reusedStages: 0, simulated: true,
+    variants: [{ id: variantId, variantKey: name, label: name, pipeline: 'test', model: 'sim', sampleIndex: 0, params: {} }], stages: planned,
+  });
+}
+
 describe('the dependents lookup every stage job makes', () => {
   let t: TestDatabase;
   beforeAll(async () => {
@@ -18,22 +32,16 @@ describe('the dependents lookup every stage job makes', () => {
   afterAll(async () => t.drop());
 
   it('reads stored results by key, not all of them, under the generic plan and settings it runs with', async () => {
-    const dataset = await t.db.insertInto('datasets').values({ name: 'plan' }).returning('id').executeTakeFirstOrThrow();
-    const version = await t.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 'p', format: 'minibench', source_path: '-', item_count: 1000 })
-      .returning('id').executeTakeFirstOrThrow();
-    const variantId = randomUUID();
     const key = (s: string) => Buffer.from(s).toString('hex').padEnd(64, '0').slice(0, 64);
     // 1000 items, each with a stage that reads two inputs; and a training-set stage that reads every first input.
-    const stages = Array.from({ length: 1000 }, (_, i): PlannedStage[] => [
-      { variantId, itemId: `i${i}`, stage: 'a', stageKey: key(`a${i}`), role: 'sql', params: {}, inputs: {}, isFinal: false },
-      { variantId, itemId: `i${i}`, stage: 'b', stageKey: key(`b${i}`), role: 'sql', params: {}, inputs: {}, isFinal: false },
-      { variantId, itemId: `i${i}`, stage: 'c', stageKey: key(`c${i}`), role: 'sql', params: {}, inputs: { a: key(`a${i}`), b: key(`b${i}`) }, isFinal: true },
-    ]).flat();
-    stages.push({ variantId, itemId: 'i0', stage: 'all', stageKey: key('all'), role: 'sql', params: {}, inputs: Object.fromEntries(stages.filter((s) => s.stage === 'a').map((s) => [s.itemId, s.stageKey])), isFinal: false });
-    await new RunRepository(t.db).createRun({
-      sweep: { name: 'plan', source: '-', config: {}, configHash: 'plan' }, datasetVersionId: version.id, priority: 'interactive',
-      itemCount: 1000, stageJobs: stages.length, reusedStages: 0, simulated: true,
-      variants: [{ id: variantId, variantKey: 'plan', label: 'plan', pipeline: 'test', model: 'sim', sampleIndex: 0, params: {} }], stages,
+    await storePlan(t, 'plan', 1000, (variantId) => {
+      const stages = Array.from({ length: 1000 }, (_, i): PlannedStage[] => [
+        { variantId, itemId: `i${i}`, stage: 'a', stageKey: key(`a${i}`), role: 'sql', params: {}, inputs: {}, isFinal: false },
+        { variantId, itemId: `i${i}`, stage: 'b', stageKey: key(`b${i}`), role: 'sql', params: {}, inputs: {}, isFinal: false },
+        { variantId, itemId: `i${i}`, stage: 'c', stageKey: key(`c${i}`), role: 'sql', params: {}, inputs: { a: key(`a${i}`), b: key(`b${i}`) }, isFinal: true },
+      ]).flat();
+      stages.push({ variantId, itemId: 'i0', stage: 'all', stageKey: key('all'), role: 'sql', params: {}, inputs: Object.fromEntries(stages.filter((s) => s.stage === 'a').map((s) => [s.itemId, s.stageKey])), isFinal: false });
+      return stages;
     });
 
     const c = new Client({ connectionString: t.url });
@@ -66,19 +74,10 @@ describe('a stored plan\'s statistics', () => {
   afterAll(async () => t.drop());
 
   it('gathers statistics for the columns the advancing queries read by, and none for the stages\' documents', async () => {
-    const dataset = await t.db.insertInto('datasets').values({ name: 'stats' }).returning('id').executeTakeFirstOrThrow();
-    const version = await t.db.insertInto('dataset_versions').values({ dataset_id: dataset.id, content_hash: 's', format: 'minibench', source_path: '-', item_count: 1 })
-      .returning('id').executeTakeFirstOrThrow();
-    const variantId = randomUUID();
-    await new RunRepository(t.db).createRun({
-      sweep: { name: 'stats', source: '-', config: {}, configHash: 'stats' }, datasetVersionId: version.id, priority: 'interactive',
-      itemCount: 1, stageJobs: 2, reusedStages: 0, simulated: true,
-      variants: [{ id: variantId, variantKey: 'stats', label: 'stats', pipeline: 'test', model: 'sim', sampleIndex: 0, params: {} }],
-      stages: [
-        { variantId, itemId: 'i0', stage: 'a', stageKey: 'a'.repeat(64), role: 'sql', params: { k: 1 }, inputs: {}, isFinal: false },
-        { variantId, itemId: 'i0', stage: 'b', stageKey: 'b'.repeat(64), role: 'sql', params: { k: 2 }, inputs: { a: 'a'.repeat(64) }, isFinal: true },
-      ],
-    });
+    await storePlan(t, 'stats', 1, (variantId): PlannedStage[] => [
+      { variantId, itemId: 'i0', stage: 'a', stageKey: 'a'.repeat(64), role: 'sql', params: { k: 1 }, inputs: {}, isFinal: false },
+      { variantId, itemId: 'i0', stage: 'b', stageKey: 'b'.repeat(64), role: 'sql', params: { k: 2 }, inputs: { a: 'a'.repeat(64) }, isFinal: true },
+    ]);
     const { rows } = await sql<{ attname: string }>`SELECT attname FROM pg_stats WHERE schemaname = 'public' AND tablename = 'run_stages'`.execute(t.db);
     const analyzed = rows.map((r) => r.attname);
     expect(analyzed).toEqual(expect.arrayContaining(['run_id', 'stage_key', 'input_keys', 'is_final', 'last_input_key']));

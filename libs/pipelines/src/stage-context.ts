@@ -1,6 +1,6 @@
 import type { DatabaseSchema } from '@sqlsweep/datasets';
 import type { ChatMessage, LlmPriority, LlmResponse, LlmUsage, SimulationReport } from '@sqlsweep/llm';
-import type { Encoder, IndexSpec, MultiVectorIndex } from '@sqlsweep/retrieval';
+import type { Encoder, IndexSpec, MultiVectorIndex, RetrievalDocument } from '@sqlsweep/retrieval';
 import type { EvalSemantics, SandboxPool } from '@sqlsweep/sql-sandbox';
 import type { StageFaults } from './test-faults';
 
@@ -29,6 +29,11 @@ export interface RetrievalServices {
   encoder(): Promise<Encoder>;
   /** Builds (first time, by content hash of documents + encoder + builder version) or opens an index. */
   index(spec: IndexSpec): Promise<MultiVectorIndex>;
+  /**
+   * A corpus's chunks (R3's RAG), made by `chunk` the first time `key` is asked for on this host and read back after
+   * that (`cachedChunks`), or made by `chunk` every time where nothing is kept.
+   */
+  chunks(key: string, chunk: () => RetrievalDocument[]): Promise<RetrievalDocument[]>;
 }
 
 /** The dataset version beyond the current item: the training split (few-shot pools, skeleton repositories). */

@@ -42,6 +42,7 @@ export {
   type QuestionSkeletonEntry,
   type CorpusText,
 } from './documents/builders';
+export { cachedChunks } from './documents/chunk-cache';
 export {
   TableRetriever,
   type SchemaIndexes,

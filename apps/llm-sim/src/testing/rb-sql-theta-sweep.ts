@@ -65,7 +65,8 @@ export function tablesAt(scored: readonly ScoredTable[], theta: number): Retriev
 export function localRetrieval(encoder: Encoder, indexRoot = mkdtempSync(join(tmpdir(), 'sqlsweep-theta-sweep-'))): RetrievalServices {
   return {
     encoder: async () => encoder,
-    index: async (spec) => openIndex(indexRoot, (await buildIndex(spec, { encoder, indexRoot })).key).index,
+    index: async (spec) => (await openIndex(indexRoot, (await buildIndex(spec, { encoder, indexRoot })).key)).index,
+    chunks: async (_key, chunk) => chunk(),
   };
 }
 

@@ -37,7 +37,7 @@ describe('buildIndex (embedded, keyed by content hash)', () => {
 
   it('searches the persisted index with the same scores as MaxSim on freshly encoded documents', async () => {
     const { key } = await buildIndex(spec, { encoder, indexRoot: root });
-    const { index } = openIndex(root, key);
+    const { index } = await openIndex(root, key);
     const [query] = await encoder.encodeQueries(['What is the capacity of the stadium in Glasgow?']);
     const results = await index.search(query);
     expect(results[0].payload.table).toBe('stadium');

@@ -134,8 +134,8 @@ export async function buildIndex(spec: IndexSpec, deps: BuildIndexDeps): Promise
 }
 
 /** Opens a built embedded index by key. */
-export function openIndex(indexRoot: string, key: string, options: EmbeddedIndexOptions = {}): { index: EmbeddedMultiVectorIndex; manifest: IndexManifest } {
+export async function openIndex(indexRoot: string, key: string, options: EmbeddedIndexOptions = {}): Promise<{ index: EmbeddedMultiVectorIndex; manifest: IndexManifest }> {
   const dir = join(indexRoot, key);
   const manifest = readIndexManifest(dir);
-  return { index: EmbeddedMultiVectorIndex.load(dir, manifest.encoder.dim, options), manifest };
+  return { index: await EmbeddedMultiVectorIndex.load(dir, manifest.encoder.dim, options), manifest };
 }

@@ -101,16 +101,16 @@ describe('embedded index persistence', () => {
       { id: 'b', kind: 'column', text: 'singer || age', payload: { dbId: 'x', table: 'singer', column: 'age' }, vectors: syntheticMatrix(2, 3, CONTRACT_DIM) },
     ]);
     expect(await index.save(dir)).toBe(7);
-    const loaded = EmbeddedMultiVectorIndex.load(dir, CONTRACT_DIM);
+    const loaded = await EmbeddedMultiVectorIndex.load(dir, CONTRACT_DIM);
     const query = syntheticMatrix(3, 5, CONTRACT_DIM);
     expect(await loaded.search(query)).toEqual(await index.search(query));
   });
 
-  it('names the file and line of a corrupt documents file', () => {
+  it('names the file and line of a corrupt documents file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sqlsweep-embedded-'));
     dirs.push(dir);
     writeFileSync(join(dir, 'vectors.f32'), Buffer.alloc(0));
     writeFileSync(join(dir, 'documents.jsonl'), '{"id":"a","rows":0,"kind":"table","text":"","payload":{}}\n{oops\n');
-    expect(() => EmbeddedMultiVectorIndex.load(dir, CONTRACT_DIM)).toThrow(/INDEX_CORRUPT: .*documents.jsonl:2/);
+    await expect(EmbeddedMultiVectorIndex.load(dir, CONTRACT_DIM)).rejects.toThrow(/INDEX_CORRUPT: .*documents.jsonl:2/);
   });
 });

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { open, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RetrievalError } from '../errors';
 import { maxSimAt, nonZeroRows, type TokenMatrix } from '../token-matrix';
@@ -167,13 +167,17 @@ export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
     return totalRows;
   }
 
-  static load(dir: string, dim: number, options: EmbeddedIndexOptions = {}): EmbeddedMultiVectorIndex {
+  /**
+   * Reads an index `save` wrote. The files are read off the event loop: R3's vectors are 200 MB, which a synchronous
+   * read held a worker's other jobs behind for a second or more.
+   */
+  static async load(dir: string, dim: number, options: EmbeddedIndexOptions = {}): Promise<EmbeddedMultiVectorIndex> {
     const documentsPath = join(dir, EMBEDDED_DOCUMENTS_FILE);
     const vectorsPath = join(dir, EMBEDDED_VECTORS_FILE);
     if (!existsSync(documentsPath) || !existsSync(vectorsPath)) {
       throw new RetrievalError('INDEX_NOT_FOUND', `${dir}: missing ${EMBEDDED_DOCUMENTS_FILE} or ${EMBEDDED_VECTORS_FILE}`);
     }
-    const bytes = readFileSync(vectorsPath);
+    const [bytes, documentsText] = await Promise.all([readFile(vectorsPath), readFile(documentsPath, 'utf8')]);
     if (bytes.byteLength % (dim * 4) !== 0) throw new RetrievalError('INDEX_CORRUPT', `${vectorsPath}: size ${bytes.byteLength} is not a multiple of ${dim} float32`);
     // Viewed in place rather than copied (R3's corpus is 200 MB): a large file has a buffer of its own, and a small one a
     // slice of Node's pool at an 8-byte offset, so the copy is only for an offset a Float32Array cannot take.
@@ -182,7 +186,7 @@ export class EmbeddedMultiVectorIndex implements MultiVectorIndex {
       : new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
     const index = new EmbeddedMultiVectorIndex(dim, options);
     let offset = 0;
-    readFileSync(documentsPath, 'utf8')
+    documentsText
       .split('\n')
       .forEach((line, i) => {
         if (line.trim() === '') return;

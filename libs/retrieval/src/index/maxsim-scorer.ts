@@ -27,24 +27,39 @@ export interface MaxSimScorer {
 
 const PAD_BIAS = -1e9;
 
-export function buildBuckets(dim: number, documents: readonly { data: Float32Array; rows: number }[], bucketSize: number): MaxSimBucket[] {
-  // Documents without rows score 0 (as in the scalar kernel) and are left out of every bucket.
-  const order = documents.map((_, i) => i).filter((i) => documents[i].rows > 0).sort((a, b) => documents[a].rows - documents[b].rows);
+type ScoredDocuments = readonly { data: Float32Array; rows: number }[];
+
+/**
+ * The padded buckets the scorer thread scores, built one at a time with a yield to the event loop after each: R3's
+ * corpus fills 200 MB of them, which held a worker's other jobs for most of a second when copied in one go.
+ */
+async function buildBuckets(dim: number, documents: ScoredDocuments, bucketSize: number): Promise<MaxSimBucket[]> {
   const buckets: MaxSimBucket[] = [];
-  for (let start = 0; start < order.length; start += bucketSize) {
-    const members = order.slice(start, start + bucketSize);
-    const rows = Math.max(...members.map((i) => documents[i].rows));
-    const data = new Float32Array(members.length * rows * dim);
-    const padBias = new Float32Array(members.length * rows);
-    members.forEach((docIndex, b) => {
-      const doc = documents[docIndex];
-      data.set(doc.data.subarray(0, doc.rows * dim), b * rows * dim);
-      padBias.fill(PAD_BIAS, b * rows + doc.rows, (b + 1) * rows);
-    });
-    const documentIndices = Int32Array.from(members);
-    buckets.push({ documents: data, padBias, count: members.length, rows, documentIndices });
+  for (const members of bucketMembers(documents, bucketSize)) {
+    buckets.push(fillBucket(dim, documents, members));
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return buckets;
+}
+
+/** The documents of each bucket, shortest first. Documents without rows score 0 (as in the scalar kernel) and are left out. */
+function bucketMembers(documents: ScoredDocuments, bucketSize: number): number[][] {
+  const order = documents.map((_, i) => i).filter((i) => documents[i].rows > 0).sort((a, b) => documents[a].rows - documents[b].rows);
+  const members: number[][] = [];
+  for (let start = 0; start < order.length; start += bucketSize) members.push(order.slice(start, start + bucketSize));
+  return members;
+}
+
+function fillBucket(dim: number, documents: ScoredDocuments, members: number[]): MaxSimBucket {
+  const rows = Math.max(...members.map((i) => documents[i].rows));
+  const data = new Float32Array(members.length * rows * dim);
+  const padBias = new Float32Array(members.length * rows);
+  members.forEach((docIndex, b) => {
+    const doc = documents[docIndex];
+    data.set(doc.data.subarray(0, doc.rows * dim), b * rows * dim);
+    padBias.fill(PAD_BIAS, b * rows + doc.rows, (b + 1) * rows);
+  });
+  return { documents: data, padBias, count: members.length, rows, documentIndices: Int32Array.from(members) };
 }
 
 export async function openMaxSimScorer(options: MaxSimScorerOptions = {}): Promise<MaxSimScorer> {
@@ -62,7 +77,7 @@ export async function openMaxSimScorer(options: MaxSimScorerOptions = {}): Promi
     async register(dim, documents) {
       const corpusId = nextCorpus++;
       // Bucket buffers are moved (not copied) to the scorer thread: onnxruntime-node rejects shared memory.
-      const buckets = buildBuckets(dim, documents, bucketSize);
+      const buckets = await buildBuckets(dim, documents, bucketSize);
       const transfer = buckets.flatMap((b) => [b.documents.buffer, b.padBias.buffer, b.documentIndices.buffer] as ArrayBuffer[]);
       await rpc.send({ op: 'register', corpusId, dim, buckets, totalDocuments: documents.length }, transfer);
       return {

@@ -18,8 +18,9 @@ export async function buildSchemaIndexes(
   const common = { datasetVersion: deps.datasetVersion, dbId: database.dbId, builderVersion: DOCUMENT_BUILDER_VERSION };
   const tableIndex = await buildIndex({ ...common, kind: 'table', documents: tableDocuments(database) }, deps);
   const columnIndex = await buildIndex({ ...common, kind: 'column', documents: columnDocuments(database) }, deps);
+  const [tables, columns] = await Promise.all([openIndex(deps.indexRoot, tableIndex.key), openIndex(deps.indexRoot, columnIndex.key)]);
   return {
-    indexes: { tables: openIndex(deps.indexRoot, tableIndex.key).index, columns: openIndex(deps.indexRoot, columnIndex.key).index },
+    indexes: { tables: tables.index, columns: columns.index },
     tableIndex,
     columnIndex,
   };

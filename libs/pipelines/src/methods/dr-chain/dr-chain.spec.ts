@@ -98,7 +98,9 @@ describe('dr-chain on minibench (prompts, parsing, feedback, retrieval)', () => 
     await encoder?.close();
   });
 
-  const retrieval = (): RetrievalServices => ({ encoder: async () => encoder, index: async () => { throw new Error('dr-chain uses its pooled index'); } });
+  const retrieval = (): RetrievalServices => ({
+    encoder: async () => encoder, index: async () => { throw new Error('dr-chain uses its pooled index'); }, chunks: async (_key, chunk) => chunk(),
+  });
   const ctx = (inputs: Record<string, unknown>, overrides: Partial<StageContext> = {}) => ({
     item, schema, params, inputs, dbPath: schema.sqlitePath, semantics: 'bird', datasetVersion: 'test', priority: 'interactive',
     services: { sandbox, sqlDeadlineMs: 10_000, retrieval: retrieval(), dataset: undefined as never }, ...overrides,

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { expandVariants, parseSweepConfig, R3_DEFAULT_RAG_CORPUS, R3_SCHEMA_DESCRIPTION_RAG_CORPUS } from '@sqlsweep/contracts';
 import { loadDataset, type DatabaseSchema } from '@sqlsweep/datasets';
 import type { LlmResponse } from '@sqlsweep/llm';
-import { buildIndex, ensureBundledEncoderForTests, openEncoder, openIndex, type Encoder } from '@sqlsweep/retrieval';
+import { buildIndex, cachedChunks, ensureBundledEncoderForTests, openEncoder, openIndex, type Encoder } from '@sqlsweep/retrieval';
 import { fileKnobsRead } from '../../file-knobs';
 import type { RetrievalServices, StageContext, StageItem } from '../../stage-context';
 import { VariantKeyer } from '../../stage-keys';
@@ -157,9 +157,11 @@ describe('r3.rag on the schema-description corpus shipped with minibench, with t
   beforeAll(async () => {
     encoder = await openEncoder({ modelDir: ensureBundledEncoderForTests(), intraOpNumThreads: 1 });
     const indexRoot = temp.make('r3-rag-');
+    const chunksDir = temp.make('r3-chunks-');
     retrieval = {
       encoder: async () => encoder,
-      index: async (spec) => openIndex(indexRoot, (await buildIndex(spec, { encoder, indexRoot })).key).index,
+      index: async (spec) => (await openIndex(indexRoot, (await buildIndex(spec, { encoder, indexRoot })).key)).index,
+      chunks: (key, chunk) => cachedChunks(chunksDir, key, chunk),
     };
   }, 120_000);
 

@@ -3,6 +3,7 @@ import { DOCUMENT_BUILDER_VERSION, ragChunkDocuments, type Encoder, type Retriev
 import { stagesReading, type ParamsOf } from '../../define-stage';
 import { readKeyedFile } from '../../file-knobs';
 import type { FileKnob } from '../../pipeline';
+import type { RetrievalServices } from '../../stage-context';
 
 /** The corpus is a path knob; the planner hashes the file into `ragCorpusSha256`, which `r3.rag` reads. */
 export const ragCorpusKnob = { knob: 'ragCorpus', sha256Param: 'ragCorpusSha256', description: 'the RAG corpus' } as const satisfies FileKnob;
@@ -21,23 +22,27 @@ export interface RagContext {
 }
 
 interface ChunkedCorpus { sha256: string; documents: RetrievalDocument[] }
-const chunked = new Map<string, ChunkedCorpus>();
+const chunked = new Map<string, Promise<ChunkedCorpus>>();
 
 /**
- * Reads the corpus the stage was keyed on, and chunks it once per (file content, file name, chunk size, encoder) per
- * process: chunk ids carry the file name.
+ * Reads the corpus the stage was keyed on, and chunks it once per (file content, file name, chunk size, encoder,
+ * chunker version) per process, taking the chunks the retrieval services keep on disk when they have them: chunk ids
+ * carry the file name. The same documents array goes to every stage of the process (see RetrievalServices.index).
  */
-function chunkCorpus(params: Record<string, unknown>, chunkTokens: number, encoder: Encoder): ChunkedCorpus {
+function chunkCorpus(params: Record<string, unknown>, chunkTokens: number, encoder: Encoder, retrieval: RetrievalServices): Promise<ChunkedCorpus> {
   const file = readKeyedFile('r3.rag', ragCorpusKnob, params);
   const sourceId = basename(file.path);
-  const cacheKey = `${file.sha256}:${sourceId}:${chunkTokens}:${encoder.fingerprint}`;
+  const cacheKey = `rag-chunks:${file.sha256}:${sourceId}:${chunkTokens}:${encoder.fingerprint}:${DOCUMENT_BUILDER_VERSION}`;
   let corpus = chunked.get(cacheKey);
   if (!corpus) {
-    const text = file.bytes.toString('utf8');
-    const documents = ragChunkDocuments([{ sourceId, text }], (t) => encoder.countTokens(t), chunkTokens);
-    if (documents.length === 0) throw new Error(`r3.rag: the RAG corpus (knob ragCorpus) at ${file.path} holds no text`);
-    corpus = { sha256: file.sha256, documents };
-    chunked.set(cacheKey, corpus);
+    corpus = retrieval.chunks(cacheKey, () => {
+      const documents = ragChunkDocuments([{ sourceId, text: file.bytes.toString('utf8') }], (t) => encoder.countTokens(t), chunkTokens);
+      if (documents.length === 0) throw new Error(`r3.rag: the RAG corpus (knob ragCorpus) at ${file.path} holds no text`);
+      return documents;
+    }).then((documents) => ({ sha256: file.sha256, documents }));
+    const made = corpus;
+    chunked.set(cacheKey, made);
+    made.catch(() => chunked.delete(cacheKey));
   }
   return corpus;
 }
@@ -56,7 +61,7 @@ export const r3RagStage = stagesReading<ParamsOf<'r3'> & RagCorpusHash>().comput
   run: async (ctx) => {
     const chunkTokens = ctx.params.ragChunkTokens;
     const encoder = await ctx.services.retrieval.encoder();
-    const corpus = chunkCorpus(ctx.params, chunkTokens, encoder);
+    const corpus = await chunkCorpus(ctx.params, chunkTokens, encoder, ctx.services.retrieval);
     const index = await ctx.services.retrieval.index({
       datasetVersion: `corpus:${corpus.sha256}:${chunkTokens}`, dbId: null, kind: 'rag-chunk', builderVersion: DOCUMENT_BUILDER_VERSION, documents: corpus.documents,
     });
