@@ -326,9 +326,9 @@ async function main(): Promise<void> {
     const serial = await sweep(sweepConfig('bench-serial', Number(values['serial-items'])));
     // Throughput: the default worker processes, warmed, then the whole sweep. The warm-up sweeps train items: the
     // serial run stored the retrieval stages of the first dev items, so a dev warm-up ran none of them and left these
-    // workers to open the retrieval indexes inside the measured sweep (r3.rag's first search in a process chunks its
-    // corpus and loads 200 MB of vectors: 2-3 s of that worker's event loop). Again on the next train items until
-    // every worker has run an r3.rag.
+    // workers to open the retrieval indexes inside the measured sweep (r3.rag's first search in a process reads 200 MB
+    // of vectors and copies them into the MaxSim scorer's buckets: at 3532f19, with its chunking, 2-3 s of that
+    // worker's event loop in this benchmark). Again on the next train items until every worker has run an r3.rag.
     await stopWorkers(workers);
     const countsDir = join(dataDir, 'round-trip-counts');
     mkdirSync(countsDir);

@@ -2,7 +2,10 @@ import type { ColumnSchema, DatabaseSchema, TableSchema } from '@sqlsweep/datase
 import { RetrievalError } from '../errors';
 import type { RetrievalDocument } from '../index/types';
 
-/** Bump when any text below changes: index keys include it, so indexes are rebuilt. */
+/**
+ * Bump when any text below changes, or a chunk's boundaries, id or payload: index keys include it, so indexes are
+ * rebuilt, and so do the keys of chunks kept on disk (cachedChunks), which would otherwise be served as they were.
+ */
 export const DOCUMENT_BUILDER_VERSION = 1;
 
 /** RB-SQL table text: `name: n | c1: ty1 | c2: ty2 | ...` (METHODS.md, RB-SQL 4.2.1). */

@@ -35,13 +35,13 @@ describe('cachedChunks', () => {
     const { calls, chunk } = chunker();
     const expected = await cachedChunks(dir, 'k', chunk);
     const [file] = readdirSync(dir);
-    for (const broken of ['{"id": "gl', '[]', '[{"id": 1}]', 'null']) {
+    for (const broken of ['{"id": "gl', '[]', '[{"id": 1}]', 'null', '[{"id": "a", "kind": "rag-chunk", "text": "a"}]']) {
       writeFileSync(join(dir, file), broken);
       expect(await cachedChunks(dir, 'k', chunk)).toEqual(expected);
     }
-    expect(calls.n).toBe(5);
+    expect(calls.n).toBe(6);
     expect(await cachedChunks(dir, 'k', chunk)).toEqual(expected);
-    expect(calls.n).toBe(5);
+    expect(calls.n).toBe(6);
   });
 
   it('passes a chunking failure on and keeps nothing for it', async () => {

@@ -36,6 +36,10 @@ async function readChunks(file: string): Promise<RetrievalDocument[] | undefined
   } catch {
     return undefined;
   }
-  const isChunk = (d: unknown) => typeof d === 'object' && d !== null && typeof (d as RetrievalDocument).id === 'string' && typeof (d as RetrievalDocument).text === 'string';
+  const isChunk = (d: unknown) => {
+    const c = d as RetrievalDocument | null;
+    return typeof c === 'object' && c !== null && typeof c.id === 'string' && typeof c.kind === 'string' && typeof c.text === 'string'
+      && typeof c.payload === 'object' && c.payload !== null;
+  };
   return Array.isArray(parsed) && parsed.length > 0 && parsed.every(isChunk) ? (parsed as RetrievalDocument[]) : undefined;
 }

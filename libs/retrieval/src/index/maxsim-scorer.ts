@@ -21,19 +21,24 @@ export interface RegisteredCorpus {
 
 /** Exact MaxSim on onnxruntime's MatMul in a worker thread: for corpora where scalar JS is too slow. */
 export interface MaxSimScorer {
-  register(dim: number, documents: readonly { data: Float32Array; rows: number }[]): Promise<RegisteredCorpus>;
+  /**
+   * `documents` and their `data` must not change until the returned promise settles: their buckets are built across
+   * turns of the event loop.
+   */
+  register(dim: number, documents: ScorerInput): Promise<RegisteredCorpus>;
   close(): Promise<void>;
 }
 
 const PAD_BIAS = -1e9;
 
-type ScoredDocuments = readonly { data: Float32Array; rows: number }[];
+/** The documents a corpus registers: each one's token rows, `rows` x dim floats from the start of `data`. */
+export type ScorerInput = readonly { data: Float32Array; rows: number }[];
 
 /**
  * The padded buckets the scorer thread scores, built one at a time with a yield to the event loop after each: R3's
  * corpus fills 200 MB of them, which held a worker's other jobs for most of a second when copied in one go.
  */
-async function buildBuckets(dim: number, documents: ScoredDocuments, bucketSize: number): Promise<MaxSimBucket[]> {
+async function buildBuckets(dim: number, documents: ScorerInput, bucketSize: number): Promise<MaxSimBucket[]> {
   const buckets: MaxSimBucket[] = [];
   for (const members of bucketMembers(documents, bucketSize)) {
     buckets.push(fillBucket(dim, documents, members));
@@ -43,14 +48,14 @@ async function buildBuckets(dim: number, documents: ScoredDocuments, bucketSize:
 }
 
 /** The documents of each bucket, shortest first. Documents without rows score 0 (as in the scalar kernel) and are left out. */
-function bucketMembers(documents: ScoredDocuments, bucketSize: number): number[][] {
+function bucketMembers(documents: ScorerInput, bucketSize: number): number[][] {
   const order = documents.map((_, i) => i).filter((i) => documents[i].rows > 0).sort((a, b) => documents[a].rows - documents[b].rows);
   const members: number[][] = [];
   for (let start = 0; start < order.length; start += bucketSize) members.push(order.slice(start, start + bucketSize));
   return members;
 }
 
-function fillBucket(dim: number, documents: ScoredDocuments, members: number[]): MaxSimBucket {
+function fillBucket(dim: number, documents: ScorerInput, members: number[]): MaxSimBucket {
   const rows = Math.max(...members.map((i) => documents[i].rows));
   const data = new Float32Array(members.length * rows * dim);
   const padBias = new Float32Array(members.length * rows);

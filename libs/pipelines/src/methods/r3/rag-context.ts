@@ -40,9 +40,8 @@ function chunkCorpus(params: Record<string, unknown>, chunkTokens: number, encod
       if (documents.length === 0) throw new Error(`r3.rag: the RAG corpus (knob ragCorpus) at ${file.path} holds no text`);
       return documents;
     }).then((documents) => ({ sha256: file.sha256, documents }));
-    const made = corpus;
-    chunked.set(cacheKey, made);
-    made.catch(() => chunked.delete(cacheKey));
+    chunked.set(cacheKey, corpus);
+    corpus.catch(() => chunked.delete(cacheKey));
   }
   return corpus;
 }
