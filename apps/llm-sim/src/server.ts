@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeTokens, encodeTokens } from '@sqlsweep/llm/src/tokens';
+import { decodeTokens, encodeTokens } from '@sqlsweep/llm';
 import { answerFor, detectProtocol, type SimAnswer, type SimulationMetadata } from './answer';
 import { withoutRetrievedContext } from './protocols/r3';
 import { GoldIndex } from './gold-index';

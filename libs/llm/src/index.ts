@@ -1,7 +1,7 @@
 export type { ChatMessage, LlmRequest, LlmResponse, LlmUsage, LlmPriority, SimulationReport } from './types';
 export { LlmError, isLlmError, queueDisposition, type LlmErrorCode, type QueueDisposition } from './errors';
 export { loadModelCatalog, parseModelCatalog, type ModelCatalog, type ModelConfig, type ModelLimits, type ProviderConfig } from './model-catalog';
-export { estimateTokens, countTokens, countChatTokens } from './tokens';
+export { estimateTokens, countTokens, countChatTokens, encodeTokens, decodeTokens } from './tokens';
 export { costUsd } from './pricing';
 export { LlmClient, type LlmClientOptions, type LlmBatchJob, type LlmBatchItemResult } from './llm-client';
 export { accountingOf, budgetLimits, type BudgetLimits, type RateAccounting } from './rate-accounting';
