@@ -1,11 +1,9 @@
 import { connectionWarnings, type ThrottledWarnings } from '@sqlsweep/config';
 import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
-import { escapeLiteral, Pool, types, type PoolClient } from 'pg';
-// pg's own conversion of a parameter to the text it sends (arrays to array literals, objects to JSON, dates to ISO).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { prepareValue } = require('pg/lib/utils') as { prepareValue: (v: unknown) => string | Buffer | null };
+import { Pool, types, type PoolClient } from 'pg';
 import type { Database } from './schema';
+import { runBatch, type BatchStatement } from './script-batch';
 
 // bigint sums (COUNT, SUM of integers) arrive as strings by default; our counts fit in a double.
 types.setTypeParser(types.builtins.INT8, (v) => Number(v));
@@ -91,51 +89,37 @@ async function withPreparedClient<T>(db: Db, caller: string, use: (client: PoolC
 /** A step of `executeScript`: one statement without parameters (`BEGIN`, `COMMIT`, `SET LOCAL ...`), or a named query. */
 export type ScriptStep = string | { name: string; query: CompiledQuery<unknown> };
 
-/** The names `executeScript` has prepared (SQL PREPARE) on each connection, and their SQL texts. */
+/** The names `executeScript` has prepared on each connection, and their SQL texts. */
 const preparedNames = new WeakMap<PoolClient, Map<string, string>>();
 
 /**
- * Runs `steps` in one round trip, as one simple-protocol query string, on the connections of `executePrepared`; returns
- * the rows of each named query, in order. A named query runs as `EXECUTE` of a statement prepared once per connection
- * (SQL PREPARE, on its first use there), its parameters sent as escaped literals. For a write committed and then a
- * read that must see it (`BEGIN; <write>; COMMIT; <read>`), which would otherwise take two round trips. A step that
- * fails skips the rest and leaves the connection in a failed transaction: it is then closed rather than reused.
+ * Runs `steps` in one round trip, on the connections of `executePrepared`, as one extended-protocol batch with a
+ * single Sync (`runBatch`); returns the rows of each named query, in order. A named query is prepared once per
+ * connection, on its first use there, and its parameters are bound, not inlined. For a write committed and then a read
+ * that must see it (`BEGIN; <write>; COMMIT; <read>`), which would otherwise take two round trips. A step that fails
+ * makes the server skip the rest, and may leave the connection in a failed transaction: it is then closed rather than
+ * reused.
  */
 export function executeScript(db: Db, steps: ScriptStep[]): Promise<unknown[][]> {
   return withPreparedClient(db, 'executeScript', async (client) => {
     const n = connectionId(client);
     const names = preparedNames.get(client) ?? new Map<string, string>();
     preparedNames.set(client, names);
-    for (const step of steps) {
-      if (typeof step === 'string') continue;
+    const statements = steps.map((step): BatchStatement => {
+      if (typeof step === 'string') return { name: '', text: step, parse: true, values: [] };
       const known = names.get(step.name);
       // As pg does for executePrepared: a name run with another text would otherwise execute the first one.
       if (known !== undefined && known !== step.query.sql) throw new Error(`executeScript: ${step.name} was prepared for another statement`);
-      if (known !== undefined) continue;
-      await client.query(`PREPARE ${scriptStatementName(step.name, n)} AS ${step.query.sql}`);
-      names.set(step.name, step.query.sql);
-    }
-    const execute = ({ name, query }: Exclude<ScriptStep, string>) =>
-      `EXECUTE ${scriptStatementName(name, n)}${query.parameters.length ? `(${query.parameters.map(literal).join(', ')})` : ''}`;
-    const text = steps.map((s) => (typeof s === 'string' ? s : execute(s))).join(';\n');
-    const results = (await client.query(text)) as unknown as Array<{ rows: unknown[] }> | { rows: unknown[] };
-    const all = Array.isArray(results) ? results : [results];
-    // Rows are matched to steps by position: a step of two statements would shift every later step's rows.
-    if (all.length !== steps.length) throw new Error(`executeScript: ${steps.length} steps gave ${all.length} results (one statement per step)`);
-    return steps.flatMap((s, i) => (typeof s === 'string' ? [] : [all[i].rows]));
+      names.set(step.name, step.query.sql); // a batch that fails closes the connection, and the name with it
+      return { name: scriptStatementName(step.name, n), text: step.query.sql, parse: known === undefined, values: [...step.query.parameters] };
+    });
+    const rows = await runBatch(client, statements);
+    return rows.filter((_, i) => typeof steps[i] !== 'string');
   });
 }
 
-/** Apart from `executePrepared`'s names (a session's protocol-level and SQL prepared statements share one namespace). */
+/** Apart from `executePrepared`'s names: a session's prepared statements share one namespace. */
 const scriptStatementName = (name: string, connection: string) => `script_${name.replace(/\W/g, '_')}_${connection}`;
-
-/** A parameter as an SQL literal, converted as pg converts it for the extended protocol. */
-function literal(value: unknown): string {
-  const text = prepareValue(value);
-  if (text === null) return 'NULL';
-  if (typeof text !== 'string') throw new Error('executeScript: binary parameters are not supported');
-  return escapeLiteral(text);
-}
 
 /** This process's part of a connection's id: processes that share the embedded Postgres's one session number their connections alike. */
 const processTag = randomBytes(4).toString('hex');

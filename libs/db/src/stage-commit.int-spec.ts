@@ -74,9 +74,19 @@ describe('a commit group: results stored and the stages they made ready looked u
   it('refuses a step of two statements and a name reused for another statement, rather than misplace rows', async () => {
     const one = sql<{ n: number }>`SELECT 1 AS n`.compile(t.db);
     await expect(executeScript(t.db, ['BEGIN; SET LOCAL synchronous_commit = off', { name: 'spec-one', query: one }, 'COMMIT']))
-      .rejects.toThrow(/3 steps gave 4 results/);
+      .rejects.toThrow(/cannot insert multiple commands into a prepared statement/);
     expect(await executeScript(t.db, ['BEGIN', { name: 'spec-one', query: one }, 'COMMIT'])).toEqual([[{ n: 1 }]]);
     await expect(executeScript(t.db, [{ name: 'spec-one', query: sql`SELECT 2 AS n`.compile(t.db) }])).rejects.toThrow(/another statement/);
+  });
+
+  it('skips the steps after one that fails, so that nothing of the script is kept', async () => {
+    await executeScript(t.db, ['CREATE TABLE IF NOT EXISTS script_rows (n integer PRIMARY KEY)']);
+    const insert = (n: number) => sql`INSERT INTO script_rows VALUES (${n})`.compile(t.db);
+    const failing = sql`SELECT 1 / ${0}::int AS n`.compile(t.db);
+    await expect(executeScript(t.db, ['BEGIN', { name: 'spec-insert', query: insert(1) }, { name: 'spec-fail', query: failing }, 'COMMIT', { name: 'spec-insert', query: insert(2) }]))
+      .rejects.toThrow(/division by zero/);
+    const count = sql<{ n: number }>`SELECT count(*)::int AS n FROM script_rows`.compile(t.db);
+    expect(await executeScript(t.db, [{ name: 'spec-count', query: count }])).toEqual([[{ n: 0 }]]);
   });
 
   it('of two inputs stored at the same time by different callers, one lookup finds the stage ready', async () => {
