@@ -102,21 +102,25 @@ export class RunRepository {
    */
   async materializeItemResults(runIds: string[]): Promise<string[]> {
     if (runIds.length === 0) return [];
-    return this.materialize('materialize-runs', sql`rs.run_id = ANY(${runIds}::uuid[])`);
+    return (await this.materialize('materialize-runs', sql`rs.run_id = ANY(${runIds}::uuid[])`)).map((r) => r.runId);
   }
 
   /**
    * The same for the items of running runs whose final stage is one of `stageKeys`, found by key: what stored stage
-   * results can finish, without scanning the rest of those runs.
+   * results can finish, without scanning the rest of those runs. Returns the runs that received rows, each with
+   * whether it now counts an item result for every planned (variant, item): only those can be closed.
    */
-  async materializeItemResultsEndingWith(stageKeys: string[]): Promise<string[]> {
+  async materializeItemResultsEndingWith(stageKeys: string[]): Promise<Array<{ runId: string; allClosed: boolean }>> {
     if (stageKeys.length === 0) return [];
     return this.materialize('materialize-final-keys', sql`rs.stage_key = ANY(${stageKeys}::text[]) AND rs.run_id IN (SELECT id FROM runs WHERE status = 'running')`);
   }
 
-  /** Prepared: planning this statement costs about three times what running it for one item does. */
-  private async materialize(statement: string, finalsOf: RawBuilder<unknown>): Promise<string[]> {
-    const rows = await executePrepared(this.db, statement, sql<{ run_id: string }>`
+  /**
+   * Prepared: planning this statement costs about three times what running it for one item does. Counts the rows it
+   * writes on their runs (`runs.closed_items`) in the same statement, so the count is exact whoever writes.
+   */
+  private async materialize(statement: string, finalsOf: RawBuilder<unknown>): Promise<Array<{ runId: string; allClosed: boolean }>> {
+    return executePrepared(this.db, statement, sql<{ runId: string; allClosed: boolean }>`
       WITH finals AS (
         SELECT rs.run_id, rs.variant_id, rs.item_id, rs.stage_key
         FROM run_stages rs
@@ -134,30 +138,34 @@ export class RunRepository {
         LEFT JOIN stage_results r ON r.stage_key = s.stage_key
         LEFT JOIN stage_failures sf ON sf.run_id = s.run_id AND sf.stage_key = s.stage_key
         GROUP BY f.run_id, f.variant_id, f.item_id
+      ), written AS (
+        INSERT INTO item_results (run_id, variant_id, item_id, final_stage_key, correct, errored, reason, predicted_sql,
+                                  difficulty, input_tokens, output_tokens, cost_usd, latency_ms, simulated, metrics, scorer, parse_failed)
+        SELECT i.run_id, i.variant_id, i.item_id, i.final_key,
+          coalesce((fr.output->>'correct')::boolean, false),
+          fr.stage_key IS NULL OR coalesce((fr.output->>'errored')::boolean, false),
+          coalesce(fr.output->>'reason', 'stage failed: ' || i.failure),
+          fr.output->>'predictedSql', di.difficulty,
+          coalesce(i.input_tokens, 0), coalesce(i.output_tokens, 0), coalesce(i.cost_usd, 0), coalesce(i.latency_ms, 0),
+          coalesce(i.simulated, false) OR runs.simulated,
+          (SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
+             FROM run_stages s2 JOIN stage_results r2 ON r2.stage_key = s2.stage_key,
+                  jsonb_each(CASE WHEN jsonb_typeof(r2.output->'metrics') = 'object' THEN r2.output->'metrics' ELSE '{}'::jsonb END) e
+            WHERE s2.run_id = i.run_id AND s2.variant_id = i.variant_id AND s2.item_id = i.item_id),
+          fr.output->>'scorer',
+          coalesce((fr.output->>'parseFailed')::boolean, false)
+        FROM item_stages i
+        JOIN runs ON runs.id = i.run_id
+        LEFT JOIN dataset_items di ON di.version_id = runs.dataset_version_id AND di.item_id = i.item_id -- gone: still closed
+        LEFT JOIN stage_results fr ON fr.stage_key = i.final_key
+        WHERE fr.stage_key IS NOT NULL OR i.failure IS NOT NULL
+        ON CONFLICT DO NOTHING
+        RETURNING run_id
       )
-      INSERT INTO item_results (run_id, variant_id, item_id, final_stage_key, correct, errored, reason, predicted_sql,
-                                difficulty, input_tokens, output_tokens, cost_usd, latency_ms, simulated, metrics, scorer, parse_failed)
-      SELECT i.run_id, i.variant_id, i.item_id, i.final_key,
-        coalesce((fr.output->>'correct')::boolean, false),
-        fr.stage_key IS NULL OR coalesce((fr.output->>'errored')::boolean, false),
-        coalesce(fr.output->>'reason', 'stage failed: ' || i.failure),
-        fr.output->>'predictedSql', di.difficulty,
-        coalesce(i.input_tokens, 0), coalesce(i.output_tokens, 0), coalesce(i.cost_usd, 0), coalesce(i.latency_ms, 0),
-        coalesce(i.simulated, false) OR runs.simulated,
-        (SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
-           FROM run_stages s2 JOIN stage_results r2 ON r2.stage_key = s2.stage_key,
-                jsonb_each(CASE WHEN jsonb_typeof(r2.output->'metrics') = 'object' THEN r2.output->'metrics' ELSE '{}'::jsonb END) e
-          WHERE s2.run_id = i.run_id AND s2.variant_id = i.variant_id AND s2.item_id = i.item_id),
-        fr.output->>'scorer',
-        coalesce((fr.output->>'parseFailed')::boolean, false)
-      FROM item_stages i
-      JOIN runs ON runs.id = i.run_id
-      LEFT JOIN dataset_items di ON di.version_id = runs.dataset_version_id AND di.item_id = i.item_id -- gone: still closed
-      LEFT JOIN stage_results fr ON fr.stage_key = i.final_key
-      WHERE fr.stage_key IS NOT NULL OR i.failure IS NOT NULL
-      ON CONFLICT DO NOTHING
-      RETURNING run_id`.compile(this.db));
-    return [...new Set(rows.map((r) => r.run_id))];
+      UPDATE runs SET closed_items = runs.closed_items + n.added
+      FROM (SELECT run_id, count(*)::int AS added FROM written GROUP BY run_id) n
+      WHERE runs.id = n.run_id
+      RETURNING runs.id AS "runId", runs.closed_items >= runs.item_count * (SELECT count(*) FROM variants v WHERE v.run_id = runs.id) AS "allClosed"`.compile(this.db));
   }
 
   /** Running runs whose plan contains this key. */

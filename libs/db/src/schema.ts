@@ -37,6 +37,8 @@ export interface RunsTable {
   cache_namespace: Generated<string>; llm_mode: Generated<'online' | 'batch'>; estimated_llm_calls: Generated<number>;
   estimated_input_tokens: ColumnType<number, number | undefined, number>; estimated_output_tokens: ColumnType<number, number | undefined, number>;
   estimated_cost_usd: Generated<number>;
+  /** Item results written for the run so far (see RunRepository.materialize). */
+  closed_items: Generated<number>;
   created_at: Timestamp; finished_at: Timestamp | null;
 }
 export interface VariantsTable {

@@ -73,8 +73,11 @@ export class Advancer {
     return { lookup, enqueue, close: lap() };
   }
 
+  /** Closes the items these final stages end, and then each run whose last item that was (by its count). */
   private async closeItemsEndingWith(finals: string[]): Promise<void> {
-    for (const runId of await this.runs.materializeItemResultsEndingWith(finals)) await this.runs.finalizeIfComplete(runId);
+    for (const { runId, allClosed } of await this.runs.materializeItemResultsEndingWith(finals)) {
+      if (allClosed) await this.runs.finalizeIfComplete(runId);
+    }
   }
 
   /**

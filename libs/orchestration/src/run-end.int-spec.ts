@@ -94,6 +94,27 @@ describe('every run ends', () => {
       .toEqual([{ item_id: 'gone', errored: true, difficulty: null }]);
   });
 
+  it('counts the items it closes on the run, once each, and closes the run with its last item', async () => {
+    const runId = await plan('counted', (v) => ['d1', 'd2', 'd3'].flatMap((item) => {
+      const gen = stage(v, item, 'gen', {});
+      return [gen, stage(v, item, 'eval', { gen: gen.stageKey }, true)];
+    }), 3);
+    const evals = await t.db.selectFrom('run_stages').select(['item_id', 'stage_key']).where('run_id', '=', runId).where('stage', '=', 'eval').orderBy('item_id').execute();
+    const closed = async () => (await t.db.selectFrom('runs').select(['status', 'closed_items']).where('id', '=', runId).executeTakeFirstOrThrow());
+    const finish = async (i: number) => {
+      await stages.saveResult({ stageKey: evals[i].stage_key, stage: 'eval', output: { correct: true, errored: false, reason: 'same result' }, simulated: true, machine: 'test' });
+      await advancer.onStagesStored([{ stageKey: evals[i].stage_key, final: true }]);
+    };
+    await finish(0);
+    expect(await closed()).toEqual({ status: 'running', closed_items: 1 });
+    // A retried job closes nothing twice, and counts nothing twice.
+    await advancer.onStagesStored([{ stageKey: evals[0].stage_key, final: true }]);
+    await finish(1);
+    expect(await closed()).toEqual({ status: 'running', closed_items: 2 });
+    await finish(2);
+    expect(await closed()).toEqual({ status: 'done', closed_items: 3 });
+  });
+
   it('marks a run that cannot proceed failed, saying why, and leaves a run with work to do running', async () => {
     const stuck = await plan('stuck', (v) => {
       const gen = stage(v, 'd1', 'gen', { schema: key('planned-nowhere') });
