@@ -86,36 +86,57 @@ async function withPreparedClient<T>(db: Db, caller: string, use: (client: PoolC
   }
 }
 
-/** A step of `executeScript`: one statement without parameters (`BEGIN`, `COMMIT`, `SET LOCAL ...`), or a named query. */
-export type ScriptStep = string | { name: string; query: CompiledQuery<unknown> };
-
-/** The names `executeScript` has prepared on each connection, and their SQL texts. */
-const preparedNames = new WeakMap<PoolClient, Map<string, string>>();
+/**
+ * A step of a script: one statement without parameters (`BEGIN`, `COMMIT`, `SET LOCAL ...`), or a named query (its
+ * SQL and parameters, as Kysely compiles them).
+ */
+export type ScriptStep = string | { name: string; query: Pick<CompiledQuery<unknown>, 'sql' | 'parameters'> };
 
 /**
- * Runs `steps` in one round trip, on the connections of `executePrepared`, as one extended-protocol batch with a
- * single Sync (`runBatch`); returns the rows of each named query, in order. A named query is prepared once per
- * connection, on its first use there, and its parameters are bound, not inlined. For a write committed and then a read
- * that must see it (`BEGIN; <write>; COMMIT; <read>`), which would otherwise take two round trips. A step that fails
- * makes the server skip the rest, and may leave the connection in a failed transaction: it is then closed rather than
- * reused.
+ * `runScript` on the connections of `executePrepared`. For a write committed and then a read that must see it
+ * (`BEGIN; <write>; COMMIT; <read>`), which would otherwise take two round trips.
  */
 export function executeScript(db: Db, steps: ScriptStep[]): Promise<unknown[][]> {
-  return withPreparedClient(db, 'executeScript', async (client) => {
-    const n = connectionId(client);
-    const names = preparedNames.get(client) ?? new Map<string, string>();
-    preparedNames.set(client, names);
-    const statements = steps.map((step): BatchStatement => {
-      if (typeof step === 'string') return { name: '', text: step, parse: true, values: [] };
-      const known = names.get(step.name);
-      // As pg does for executePrepared: a name run with another text would otherwise execute the first one.
-      if (known !== undefined && known !== step.query.sql) throw new Error(`executeScript: ${step.name} was prepared for another statement`);
-      names.set(step.name, step.query.sql); // a batch that fails closes the connection, and the name with it
-      return { name: scriptStatementName(step.name, n), text: step.query.sql, parse: known === undefined, values: [...step.query.parameters] };
-    });
+  return withPreparedClient(db, 'executeScript', (client) => runScript(client, steps));
+}
+
+/**
+ * The statements `runScript` has prepared on each connection (name -> SQL text), and the generation their server-side
+ * names carry: a batch that failed while preparing leaves unknown which it prepared, so the next prepares afresh.
+ */
+const preparedNames = new WeakMap<PoolClient, { names: Map<string, string>; generation: number }>();
+
+/**
+ * Runs `steps` on `client` in one round trip, as one extended-protocol batch with a single Sync (`runBatch`); returns
+ * the rows of each named query, in order. A named query is prepared once per connection, in the batch of its first
+ * use there, and its parameters are bound, not inlined. A step that fails makes the server skip the rest, and may
+ * leave the connection in a failed transaction, for the caller to end or the pool to close.
+ */
+export async function runScript(client: PoolClient, steps: ScriptStep[]): Promise<unknown[][]> {
+  let prepared = preparedNames.get(client);
+  if (!prepared) preparedNames.set(client, (prepared = { names: new Map(), generation: 0 }));
+  const { names, generation } = prepared;
+  for (const step of steps) {
+    const known = typeof step === 'string' ? undefined : names.get(step.name);
+    // As pg does for executePrepared: a name run with another text would otherwise execute the first one.
+    if (known !== undefined && typeof step !== 'string' && known !== step.query.sql) throw new Error(`runScript: ${step.name} was prepared for another statement`);
+  }
+  const tag = `${connectionId(client)}_${generation}`;
+  let preparing = false;
+  const statements = steps.map((step): BatchStatement => {
+    if (typeof step === 'string') return { name: '', text: step, parse: true, values: [] };
+    const parse = !names.has(step.name);
+    names.set(step.name, step.query.sql);
+    preparing ||= parse;
+    return { name: scriptStatementName(step.name, tag), text: step.query.sql, parse, values: [...step.query.parameters] };
+  });
+  try {
     const rows = await runBatch(client, statements);
     return rows.filter((_, i) => typeof steps[i] !== 'string');
-  });
+  } catch (e) {
+    if (preparing) preparedNames.set(client, { names: new Map(), generation: generation + 1 });
+    throw e;
+  }
 }
 
 /** Apart from `executePrepared`'s names: a session's prepared statements share one namespace. */

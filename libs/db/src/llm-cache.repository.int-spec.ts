@@ -162,6 +162,20 @@ describe('LlmCacheRepository: claims in one round trip', () => {
       await off.end();
     }
   });
+
+  it('hands a client it was given back out of any transaction it opened, when its look-up fails', async () => {
+    const client = new Client({ connectionString: t.url });
+    await client.connect();
+    try {
+      const own = new LlmCacheRepository(client as unknown as PoolClient);
+      // An owner of null breaks the claim's NOT NULL constraint inside the look-up's own transaction.
+      await expect(own.lookupOrClaim(newKey(), null as unknown as string, 10_000)).rejects.toMatchObject({ code: '23502' });
+      expect((await client.query('SELECT 1 AS n')).rows).toEqual([{ n: 1 }]);
+      expect(await own.lookupOrClaim(newKey(), 'c', 10_000)).toEqual({ claimed: true });
+    } finally {
+      await client.end();
+    }
+  });
 });
 
 /** Waits until a session of database `db` waits for a lock (our look-up, on the claim row). */

@@ -1,5 +1,6 @@
 import type { LlmCachedResponse, LlmCacheEntry } from '@sqlsweep/contracts';
-import { escapeLiteral, type Pool, type PoolClient, type QueryResult } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { runScript, type ScriptStep } from './connection';
 
 // Structurally the ResponseCacheStore of @sqlsweep/llm (libs/llm may not import libs/db, and this file stays free of
 // libs/llm so the dependency runs one way only); the stored shape is libs/contracts'.
@@ -39,6 +40,20 @@ const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS 
 const TAKE_CLAIM = `ON CONFLICT (cache_key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
   WHERE llm_cache_claims.expires_at < now() OR llm_cache_claims.owner = excluded.owner`;
 
+/** Stores a response (first write wins) and releases `owner`'s claim on it ($16), in one statement and transaction. */
+const PUT_AND_RELEASE = `WITH released AS (DELETE FROM llm_cache_claims WHERE cache_key = $1 AND owner = $16)
+  ${INSERT_RESPONSE} ON CONFLICT (cache_key) DO NOTHING`;
+
+/** Claims key $1 for owner $2 for $3 ms unless a response is stored for it; a row when the claim is held. */
+const CLAIM_IF_MISSING = `INSERT INTO llm_cache_claims (cache_key, owner, expires_at)
+  SELECT $1, $2, now() + $3 * interval '1 millisecond'
+  WHERE NOT EXISTS (SELECT 1 FROM llm_response_cache WHERE cache_key = $1)
+  ${TAKE_CLAIM}
+  RETURNING 1 AS claimed`;
+
+/** The stored response for a key, as a prepared statement of `runScript`. */
+const lookup = (key: string): ScriptStep => ({ name: 'llm-cache-get', query: { sql: `SELECT ${RESPONSE_COLUMNS} FROM llm_response_cache WHERE cache_key = $1`, parameters: [key] } });
+
 function toResponse(row: CacheRow): LlmCachedResponse {
   return {
     output: row.output,
@@ -77,9 +92,34 @@ function insertParams(entry: LlmCacheEntry): unknown[] {
 export class LlmCacheRepository {
   constructor(private readonly db: Pool | PoolClient) {}
 
+  /**
+   * `runScript` on one of the pool's clients (closed, not reused, when the script failed), or on the given client,
+   * whose transaction state a failed script leaves as it found it: a transaction the script opened is rolled back.
+   */
+  private async script(steps: ScriptStep[]): Promise<unknown[][]> {
+    if (!('idleCount' in this.db)) {
+      const client = this.db as PoolClient & { getTransactionStatus(): string | null };
+      const before = client.getTransactionStatus();
+      return runScript(client, steps).catch(async (e: unknown) => {
+        // Its state is not known yet (the error comes before the server's ReadyForQuery); with none open, a no-op.
+        if (before === 'I') await client.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      });
+    }
+    const client = await this.db.connect();
+    try {
+      const rows = await runScript(client, steps);
+      client.release();
+      return rows;
+    } catch (e) {
+      client.release(e as Error);
+      throw e;
+    }
+  }
+
   async get(key: string): Promise<LlmCachedResponse | undefined> {
-    const { rows } = await this.db.query<CacheRow>(`SELECT ${RESPONSE_COLUMNS} FROM llm_response_cache WHERE cache_key = $1`, [key]);
-    return rows[0] && toResponse(rows[0]);
+    const [[row]] = await this.script([lookup(key)]);
+    return row ? toResponse(row as CacheRow) : undefined;
   }
 
   /** First write wins: a duplicate put (a retried job, a second worker) changes nothing. */
@@ -92,36 +132,29 @@ export class LlmCacheRepository {
    * goes exactly when the response is stored (a failed put keeps it).
    */
   async putAndRelease(entry: LlmCacheEntry, owner: string): Promise<void> {
-    await this.db.query(
-      `WITH released AS (DELETE FROM llm_cache_claims WHERE cache_key = $1 AND owner = $16)
-       ${INSERT_RESPONSE} ON CONFLICT (cache_key) DO NOTHING`,
-      [...insertParams(entry), owner],
-    );
+    await this.script([{ name: 'llm-cache-put-and-release', query: { sql: PUT_AND_RELEASE, parameters: [...insertParams(entry), owner] } }]);
   }
 
   /**
-   * The look-up of `key` and, when nothing is stored for it, claim(key, owner, ttlMs), in one round trip: two
-   * statements in one simple-protocol query (so the values are inlined as escaped literals). The second statement
-   * looks up again with a fresh snapshot (READ COMMITTED), taken after the claim: a response that another owner stored
-   * before our claim took hold (after the first statement's snapshot) is found there, so it is never paid for again.
-   * `hit` with `claimed` means exactly that: the caller releases the claim and takes the hit. The query's implicit
-   * transaction is set to READ COMMITTED first: under a server or role default of REPEATABLE READ or SERIALIZABLE
-   * both statements would share one snapshot, and the second would miss that response.
+   * The look-up of `key` and, when nothing is stored for it, claim(key, owner, ttlMs), in one round trip: one script
+   * (`runScript`) in a READ COMMITTED transaction committed asynchronously (claims are no results, see ASYNC_COMMIT).
+   * The second statement looks up again with a fresh snapshot, taken after the claim: a response that another owner
+   * stored before our claim took hold (after the first statement's snapshot) is found there, so it is never paid for
+   * again. `hit` with `claimed` means exactly that: the caller releases the claim and takes the hit. The isolation
+   * level is set for the transaction: under a server or role default of REPEATABLE READ or SERIALIZABLE both
+   * statements would share one snapshot, and the second would miss that response.
    */
   async lookupOrClaim(key: string, owner: string, ttlMs: number): Promise<{ hit?: LlmCachedResponse; claimed: boolean }> {
     if (!Number.isFinite(ttlMs)) throw new Error(`claim TTL must be a finite number of milliseconds, not ${ttlMs}`);
-    const k = escapeLiteral(key);
-    const results = (await this.db.query(
-      `SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-       SET LOCAL synchronous_commit = off;
-       INSERT INTO llm_cache_claims (cache_key, owner, expires_at)
-       SELECT ${k}, ${escapeLiteral(owner)}, now() + ${Math.round(ttlMs)} * interval '1 millisecond'
-        WHERE NOT EXISTS (SELECT 1 FROM llm_response_cache WHERE cache_key = ${k})
-       ${TAKE_CLAIM};
-       SELECT ${RESPONSE_COLUMNS} FROM llm_response_cache WHERE cache_key = ${k}`,
-    )) as unknown as [QueryResult, QueryResult, QueryResult, QueryResult<CacheRow>];
-    const row = results[3].rows[0];
-    return { claimed: results[2].rowCount === 1, ...(row ? { hit: toResponse(row) } : {}) };
+    const [claimed, found] = await this.script([
+      'BEGIN ISOLATION LEVEL READ COMMITTED',
+      'SET LOCAL synchronous_commit = off',
+      { name: 'llm-cache-claim-if-missing', query: { sql: CLAIM_IF_MISSING, parameters: [key, owner, Math.round(ttlMs)] } },
+      lookup(key),
+      'COMMIT',
+    ]);
+    const row = found[0] as CacheRow | undefined;
+    return { claimed: claimed.length === 1, ...(row ? { hit: toResponse(row) } : {}) };
   }
 
   /**
