@@ -103,6 +103,35 @@ async function postgresRoundTrips(databaseUrl: string, calls: number): Promise<{
 }
 
 /**
+ * Wall time of storing each of the stage results `stageKeys` again, one at a time, as a prepared insert committed
+ * durably into a fresh table shaped as `stage_results` (its indexes and column compression included): the least
+ * storing each stage's actual result costs, its output and trace as the stage made them. By stage kind, in the shape
+ * `weightedPhaseMeans` takes. The design floor's insert (`postgresRoundTrips`) writes a 13-byte document instead.
+ */
+async function resultRowInserts(databaseUrl: string, stageKeys: string[]): Promise<Timed[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('CREATE TABLE IF NOT EXISTS round_trip_results (LIKE stage_results INCLUDING ALL)');
+    await client.query('TRUNCATE round_trip_results');
+    const columns = ['stage_key', 'stage', 'output', 'simulated', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'cost_usd', 'latency_ms', 'trace', 'run_id', 'variant_id', 'machine', 'reused'];
+    // Outputs and traces as text, so that the insert parses them as the stage commit does.
+    const { rows } = await client.query<Record<string, unknown>>(
+      `SELECT ${columns.map((c) => (c === 'output' || c === 'trace' ? `${c}::text` : c)).join(', ')} FROM stage_results WHERE stage_key = ANY($1::text[])`, [stageKeys]);
+    const insert = { name: 'insert-result-row', text: `INSERT INTO round_trip_results (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})` };
+    const timed: Timed[] = [];
+    for (const row of rows) {
+      const started = performance.now();
+      await client.query({ ...insert, values: columns.map((c) => row[c]) });
+      timed.push({ stage: String(row.stage), ms: { insert: performance.now() - started } });
+    }
+    return timed;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * configs/models.yaml with the two simulated models' client-side limits lifted, written into `dir`: the catalog gives
  * them a tier of 3,000 RPM and 2 M input TPM each, which capped the LLM stages at 100 calls/s in all (about 200 stage
  * jobs/s) and left the cores idle behind the rate budget. This benchmark measures orchestration; bench/saturation
@@ -131,15 +160,15 @@ async function medianOf<T>(times: number, measure: () => Promise<T>, by: (t: T) 
 }
 
 interface StageDone {
-  runId: string; stage: string; batch: number; inserted?: boolean; durable?: boolean; ms: Record<string, number>; commitMs: Record<string, number>;
+  runId: string; stageKey: string; stage: string; batch: number; inserted?: boolean; durable?: boolean; ms: Record<string, number>; commitMs: Record<string, number>;
   /** The worker's pid and when it logged the job's end (ms since the epoch). */
   pid: number; time: number;
 }
-type Phases = (l: StageDone) => Record<string, number>;
-const jobPhases: Phases = (l) => l.ms;
+/** A stage job's timings: by default its phases (`ms`). */
+type Timed = Pick<StageDone, 'stage' | 'ms'>;
 
 /** Mean milliseconds per phase over the stage jobs of one run, from the workers' `stage done` log lines. */
-function phaseMeans(lines: StageDone[], phasesOf = jobPhases): Record<string, number> {
+function phaseMeans<L extends Timed>(lines: L[], phasesOf: (l: L) => Record<string, number> = (l) => l.ms): Record<string, number> {
   const sums: Record<string, number> = {};
   for (const l of lines) for (const [phase, ms] of Object.entries(phasesOf(l))) sums[phase] = (sums[phase] ?? 0) + ms;
   return Object.fromEntries(Object.entries(sums).map(([phase, ms]) => [phase, round(ms / lines.length)]));
@@ -149,9 +178,9 @@ function phaseMeans(lines: StageDone[], phasesOf = jobPhases): Record<string, nu
  * Mean milliseconds per phase of the serial run's stage kinds, weighted by how many jobs of each kind the full sweep
  * ran: a few serial items hold all the training-set stages, the full sweep mostly per-item ones.
  */
-function weightedPhaseMeans(serial: StageDone[], mix: StageDone[], phasesOf = jobPhases): Record<string, number> {
+function weightedPhaseMeans<L extends Timed>(serial: L[], mix: Array<Pick<StageDone, 'stage'>>, phasesOf: (l: L) => Record<string, number> = (l) => l.ms): Record<string, number> {
   const meansOf = new Map<string, Record<string, number>>();
-  const byStage = (lines: StageDone[]) => lines.reduce((m, l) => m.set(l.stage, [...(m.get(l.stage) ?? []), l]), new Map<string, StageDone[]>());
+  const byStage = <T extends Pick<StageDone, 'stage'>>(lines: T[]) => lines.reduce((m, l) => m.set(l.stage, [...(m.get(l.stage) ?? []), l]), new Map<string, T[]>());
   for (const [stage, lines] of byStage(serial)) meansOf.set(stage, phaseMeans(lines, phasesOf));
   const sums: Record<string, number> = {};
   let weight = 0;
@@ -264,7 +293,7 @@ async function main(): Promise<void> {
   const collect = (line: string) => {
     if (!line.includes('"stage done"')) return;
     const l = JSON.parse(line) as StageDone;
-    done.push({ runId: l.runId, stage: l.stage, batch: l.batch, inserted: l.inserted, durable: l.durable, ms: l.ms, commitMs: l.commitMs, pid: l.pid, time: l.time });
+    done.push({ runId: l.runId, stageKey: l.stageKey, stage: l.stage, batch: l.batch, inserted: l.inserted, durable: l.durable, ms: l.ms, commitMs: l.commitMs, pid: l.pid, time: l.time });
   };
   const sweepConfig = (name: string, items: number, { split = 'dev', offset = 0 }: { split?: 'dev' | 'train'; offset?: number } = {}) => {
     const file = join(env.SQLSWEEP_DATA_DIR, `${name}.yaml`);
@@ -366,6 +395,10 @@ async function main(): Promise<void> {
     const postgres = await medianOf(3, () => postgresRoundTrips(db.url, 2_000), (rt) => rt.durableInsertMs);
     // The least a stage job can cost one at a time: a no-op job that adds the next, a durable insert, a round trip.
     const designFloorMs = noopChainMs + postgres.durableInsertMs + postgres.selectMs;
+    // The same with the insert of the stage's own result row instead of a 13-byte one (median of three passes, by kind).
+    const storedKeys = serial.jobs.filter((j) => j.inserted).map((j) => j.stageKey);
+    const resultRowInsertMs = await medianOf(3, async () => weightedPhaseMeans(await resultRowInserts(db.url, storedKeys), parallel.jobs).insert, (ms) => ms);
+    const resultRowFloorMs = noopChainMs + resultRowInsertMs + postgres.selectMs;
     const meanBatch = parallel.jobs.reduce((t, j) => t + (j.batch ?? 1), 0) / parallel.jobs.length;
     const result = {
       benchmark: 'sweep',
@@ -399,19 +432,20 @@ async function main(): Promise<void> {
         orchestrationMsPerStageJob: round(orchestrationMs),
         noopBullmqMsPerJob: { serial: round(noopSerial.ms), concurrency16: round(noopConcurrent.ms), chainAddingNext: round(noopChainMs) },
         noopBullmqCpuMsPerJob: { serial: round(noopSerial.cpuMs), concurrency16: round(noopConcurrent.cpuMs) },
-        postgresRoundTripMs: { select: round(postgres.selectMs), durableInsert: round(postgres.durableInsertMs) },
+        postgresRoundTripMs: { select: round(postgres.selectMs), durableInsert: round(postgres.durableInsertMs), durableInsertOfResultRow: round(resultRowInsertMs) },
         floorRatio: round((noopSerial.ms + postgres.durableInsertMs) / noopSerial.ms, 2),
         designFloorRatio: round(designFloorMs / noopSerial.ms, 2),
         overheadRatio: round((noopSerial.ms + orchestrationMs) / noopSerial.ms, 2),
         overheadRatioToChain: round((noopSerial.ms + orchestrationMs) / noopChainMs, 2),
         overheadToDesignFloor: round((noopSerial.ms + orchestrationMs) / designFloorMs, 2),
+        overheadToResultRowFloor: round((noopSerial.ms + orchestrationMs) / resultRowFloorMs, 2),
         costliestStages: costliestStages(serial.jobs),
         unweightedStages: [...new Set(parallel.jobs.map((j) => j.stage))].filter((stage) => !serial.jobs.some((j) => j.stage === stage)),
       },
       note: [
         'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed on sweeps of ' + WARMUP_ITEMS + ' train items until each has run an r3.rag, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split at the run\'s creation, the first stage job\'s start and the last one\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
-        'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor.',
+        'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor. overheadToResultRowFloor: the same over a floor whose insert stores the stage\'s own result row (postgresRoundTripMs.durableInsertOfResultRow: each result the serial run stored, its output and trace as made, inserted again one at a time with a prepared statement and committed durably into a table shaped as stage_results, means by stage kind weighted as the phases are) instead of a 13-byte document: how far the orchestration is above storing what it must store.',
         'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: an LLM answer paid for here that the response cache could not store; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
         'unweightedStages: kinds of the sweep\'s stage jobs that the serial run did not hold (too few --serial-items), left out of the weighted means.',
         'roundTripsPerStageJob: Postgres queries (each one round trip) and Redis commands (several may share one write in a pipeline) the worker processes sent during the sweep, per stage job: counts, so unlike the times they do not move with the machine\'s load.',
