@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { corpusDir, resolveCorpusPath } from './corpus-dir';
 import { readKeyedFile } from './file-knobs';
@@ -57,7 +57,7 @@ describe('the corpus directory (where file knobs may read)', () => {
   describe('a worker reading a file knob (readKeyedFile)', () => {
     it('reads a file in the corpus directory', () => {
       const file = readKeyedFile('r3.rag', knob, { ragCorpus: 'notes.txt', ragCorpusSha256: sha256('inside\n') }, dir);
-      expect(file.bytes.toString()).toBe('inside\n');
+      expect(file.read().toString()).toBe('inside\n');
       expect(file.path).toBe(join(dir, 'notes.txt'));
     });
 
@@ -65,11 +65,26 @@ describe('the corpus directory (where file knobs may read)', () => {
       expect(() => readKeyedFile('r3.rag', knob, { ragCorpus: path }, dir)).toThrow(/r3\.rag: cannot read the RAG corpus \(knob ragCorpus\) at .*: /);
     });
 
+    it('sees an edit that keeps the size and the modification time, and refuses a read after an edit', () => {
+      const edited = join(dir, 'edited.txt');
+      writeFileSync(edited, 'aaaa\n');
+      const { mtime } = statSync(edited);
+      const params = { ragCorpus: 'edited.txt', ragCorpusSha256: sha256('aaaa\n') };
+      const file = readKeyedFile('r3.rag', knob, params, dir);
+      expect(readKeyedFile('r3.rag', knob, params, dir).sha256).toBe(sha256('aaaa\n'));
+      // File systems stamp change times from a clock that may tick only every few milliseconds.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      writeFileSync(edited, 'bbbb\n');
+      utimesSync(edited, mtime, mtime);
+      expect(() => file.read()).toThrow(/r3\.rag: the RAG corpus .* has SHA-256 [0-9a-f]{12}, but the sweep was planned with/);
+      expect(() => readKeyedFile('r3.rag', knob, params, dir)).toThrow(/has SHA-256 [0-9a-f]{12}, but the sweep was planned with/);
+    });
+
     it('refuses a file replaced by a link out of the directory after planning', () => {
       const swapped = join(dir, 'swapped.txt');
       writeFileSync(swapped, 'planned\n');
       const params = { ragCorpus: 'swapped.txt', ragCorpusSha256: sha256('planned\n') };
-      expect(readKeyedFile('r3.rag', knob, params, dir).bytes.toString()).toBe('planned\n');
+      expect(readKeyedFile('r3.rag', knob, params, dir).read().toString()).toBe('planned\n');
       rmSync(swapped);
       symlinkSync(join(outside, 'secret.txt'), swapped);
       expect(() => readKeyedFile('r3.rag', knob, params, dir)).toThrow(/is a link to .*secret\.txt, outside the corpus directory/);

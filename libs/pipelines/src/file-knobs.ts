@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { VariantSpec } from '@sqlsweep/contracts';
 import { corpusDir, resolveCorpusPath } from './corpus-dir';
@@ -20,31 +20,62 @@ export function fileKnobsRead(pipeline: PipelineDefinition, variant: VariantSpec
   return pipeline.fileKnobs.filter((f) => reads.has(f.sha256Param)).map((f) => ({ ...f, path: String(variant.params[f.knob]) }));
 }
 
-/** `path` is the knob's path in the corpus directory (a link there is named, not its target). */
-export interface KeyedFile { path: string; bytes: Buffer; sha256: string }
+/**
+ * `path` is the knob's path in the corpus directory (a link there is named, not its target). `read` reads the file,
+ * refusing it when its content is no longer the one `sha256` names.
+ */
+export interface KeyedFile { path: string; sha256: string; read(): Buffer }
 
 /**
  * Reads a file knob's file in a stage, failing when its content is not what the stage was keyed on: a worker on
  * another machine with another copy, or a file edited since the sweep was planned. A stage planned without the
  * hash (before file knobs were hashed) reads the file unchecked, as it was keyed. The path is checked against this
- * worker's corpus directory again: a stage job is not trusted to have come from this planner.
+ * worker's corpus directory again: a stage job is not trusted to have come from this planner. The file is hashed
+ * once per process while it stays unchanged (`fileSha256`), not by every stage job that reads it.
  */
 export function readKeyedFile(stage: string, knob: FileKnob, params: Record<string, unknown>, dir = corpusDir()): KeyedFile {
   const path = resolve(dir, String(params[knob.knob]));
-  let bytes: Buffer;
+  let real: string;
+  let sha256: string;
   try {
-    bytes = readFileSync(resolveKnobPath(String(params[knob.knob]), dir));
+    real = resolveKnobPath(String(params[knob.knob]), dir);
+    sha256 = fileSha256(real);
   } catch (e) {
     throw new Error(`${stage}: cannot read ${knob.description} (knob ${knob.knob}) at ${path}: ${(e as Error).message}`);
   }
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
   const planned = params[knob.sha256Param];
-  if (planned !== undefined && planned !== sha256) {
-    throw new Error(
-      `${stage}: ${knob.description} (knob ${knob.knob}) at ${path} has SHA-256 ${sha256.slice(0, 12)}, but the sweep was planned with ` +
-      `${String(planned).slice(0, 12)}: this worker's file is not the one the planner hashed (edited since, or another copy on this machine). ` +
-      'Restore that file here, or plan the sweep again to run with the new one.',
-    );
-  }
-  return { path, bytes, sha256 };
+  const refuse = (found: string) => new Error(
+    `${stage}: ${knob.description} (knob ${knob.knob}) at ${path} has SHA-256 ${found.slice(0, 12)}, but the sweep was planned with ` +
+    `${String(planned ?? sha256).slice(0, 12)}: this worker's file is not the one the planner hashed (edited since, or another copy on this machine). ` +
+    'Restore that file here, or plan the sweep again to run with the new one.',
+  );
+  if (planned !== undefined && planned !== sha256) throw refuse(sha256);
+  return {
+    path, sha256,
+    read: () => {
+      const bytes = readFileSync(real);
+      const now = sha256Of(bytes);
+      if (now !== sha256) throw refuse(now);
+      return bytes;
+    },
+  };
 }
+
+/** The SHA-256 of files by real path, with the stat they had when hashed. */
+const hashed = new Map<string, { stamp: string; sha256: string }>();
+
+/**
+ * The SHA-256 of the file at `realPath`, read and hashed again only when its stat changed (device, inode, size,
+ * modification and change times in nanoseconds: a write always moves the change time, which no one can set back).
+ */
+function fileSha256(realPath: string): string {
+  const s = statSync(realPath, { bigint: true });
+  const stamp = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  const known = hashed.get(realPath);
+  if (known?.stamp === stamp) return known.sha256;
+  const sha256 = sha256Of(readFileSync(realPath));
+  hashed.set(realPath, { stamp, sha256 });
+  return sha256;
+}
+
+const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');

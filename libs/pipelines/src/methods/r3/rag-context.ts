@@ -36,7 +36,7 @@ function chunkCorpus(params: Record<string, unknown>, chunkTokens: number, encod
   let corpus = chunked.get(cacheKey);
   if (!corpus) {
     corpus = retrieval.chunks(cacheKey, () => {
-      const documents = ragChunkDocuments([{ sourceId, text: file.bytes.toString('utf8') }], (t) => encoder.countTokens(t), chunkTokens);
+      const documents = ragChunkDocuments([{ sourceId, text: file.read().toString('utf8') }], (t) => encoder.countTokens(t), chunkTokens);
       if (documents.length === 0) throw new Error(`r3.rag: the RAG corpus (knob ragCorpus) at ${file.path} holds no text`);
       return documents;
     }).then((documents) => ({ sha256: file.sha256, documents }));
