@@ -1,5 +1,5 @@
-import { sql, type RawBuilder } from 'kysely';
-import { executePrepared, executeScript, type Db, type ScriptStep } from './connection';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
+import { executePrepared, executeScript, type Db } from './connection';
 import { readyDependentsQuery, type ReadyStage } from './run.repository';
 
 export interface StageResultInput {
@@ -38,11 +38,7 @@ export class StageRepository {
    */
   async saveResults(results: StageResultInput[], opts: { durable?: boolean } = {}): Promise<Set<string>> {
     if (results.length === 0) return new Set();
-    const durable = opts.durable ?? true;
-    // Not durable: the statement's own transaction commits without waiting for its WAL to reach disk (set_config local
-    // to it, evaluated once by the one-row join), in one round trip as a durable write.
-    const asyncCommit = sql.raw(durable ? '' : ", (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit");
-    const written = await executePrepared(this.db, durable ? 'save-stage-results' : 'save-stage-results-async', saveResultsQuery(this.db, results, asyncCommit));
+    const written = await executePrepared(this.db, ...saveStep(this.db, results, opts.durable ?? true));
     return insertedKeys(written);
   }
 
@@ -59,9 +55,8 @@ export class StageRepository {
       const [ready] = await executeScript(this.db, [lookup]);
       return { written: new Set(), ready: ready as ReadyStage[] };
     }
-    const save = { name: 'save-stage-results', query: saveResultsQuery(this.db, results, sql.raw('')) };
-    const steps: ScriptStep[] = ['BEGIN', ...(opts.durable ?? true ? [] : ['SET LOCAL synchronous_commit = off']), save, 'COMMIT', lookup];
-    const [written, ready] = await executeScript(this.db, steps);
+    const [name, query] = saveStep(this.db, results, opts.durable ?? true);
+    const [written, ready] = await executeScript(this.db, ['BEGIN', { name, query }, 'COMMIT', lookup]);
     return { written: insertedKeys(written as Array<{ stage_key: string; inserted: boolean }>), ready: ready as ReadyStage[] };
   }
 
@@ -115,6 +110,15 @@ export class StageRepository {
     const row = await this.db.selectFrom('stage_results').select('trace').where('stage_key', '=', stageKey).executeTakeFirst();
     return row?.trace;
   }
+}
+
+/**
+ * The insert of `saveResults` as a named statement. Not durable: its transaction commits without waiting for its WAL
+ * to reach disk (set_config local to the transaction, evaluated once by the one-row join).
+ */
+function saveStep(db: Db, results: StageResultInput[], durable: boolean): [string, CompiledQuery<{ stage_key: string; inserted: boolean }>] {
+  if (durable) return ['save-stage-results', saveResultsQuery(db, results, sql.raw(''))];
+  return ['save-stage-results-async', saveResultsQuery(db, results, sql.raw(", (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit"))];
 }
 
 /**
