@@ -120,6 +120,8 @@ export async function fillRunResults(c: Client, runId: string, target: number): 
       LEFT JOIN dataset_items di ON di.version_id = r.dataset_version_id AND di.item_id = rs.item_id
     WHERE rs.run_id = $1 AND rs.is_final
     ON CONFLICT DO NOTHING`, [runId]);
+  // As the statement that writes item results in a sweep counts them on their run.
+  await c.query('UPDATE runs SET closed_items = (SELECT count(*) FROM item_results WHERE run_id = $1) WHERE id = $1', [runId]);
   await c.query('ANALYZE stage_results');
   await c.query('ANALYZE item_results');
   const { rows: [n] } = await c.query<{ items: number; stages: number }>(`
