@@ -115,12 +115,15 @@ const preparedNames = new WeakMap<PoolClient, { names: Map<string, string>; gene
 export async function runScript(client: PoolClient, steps: ScriptStep[]): Promise<unknown[][]> {
   let prepared = preparedNames.get(client);
   if (!prepared) preparedNames.set(client, (prepared = { names: new Map(), generation: 0 }));
-  const { names, generation } = prepared;
+  const texts = new Map(prepared.names);
   for (const step of steps) {
-    const known = typeof step === 'string' ? undefined : names.get(step.name);
+    if (typeof step === 'string') continue;
+    const known = texts.get(step.name);
     // As pg does for executePrepared: a name run with another text would otherwise execute the first one.
-    if (known !== undefined && typeof step !== 'string' && known !== step.query.sql) throw new Error(`runScript: ${step.name} was prepared for another statement`);
+    if (known !== undefined && known !== step.query.sql) throw new Error(`runScript: ${step.name} was prepared for another statement`);
+    texts.set(step.name, step.query.sql);
   }
+  const { names, generation } = prepared;
   const tag = `${connectionId(client)}_${generation}`;
   let preparing = false;
   const statements = steps.map((step): BatchStatement => {
@@ -134,7 +137,11 @@ export async function runScript(client: PoolClient, steps: ScriptStep[]): Promis
     const rows = await runBatch(client, statements);
     return rows.filter((_, i) => typeof steps[i] !== 'string');
   } catch (e) {
-    if (preparing) preparedNames.set(client, { names: new Map(), generation: generation + 1 });
+    // In place, once per generation: a batch queued behind this one on the same client may fail for the same reason.
+    if (preparing && prepared.generation === generation) {
+      prepared.names.clear();
+      prepared.generation++;
+    }
     throw e;
   }
 }

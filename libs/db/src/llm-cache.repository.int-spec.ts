@@ -148,7 +148,7 @@ describe('LlmCacheRepository: claims in one round trip', () => {
     expect(Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM llm_response_cache')).rows[0]!.n)).toBeGreaterThanOrEqual(2);
   });
 
-  it('escapes the same with standard_conforming_strings off (backslashes in quotes are escapes then)', async () => {
+  it('takes them as data with standard_conforming_strings off too (backslashes in quoted SQL strings are escapes then)', async () => {
     const off = new Pool({ connectionString: t.url, max: 1, options: '-c standard_conforming_strings=off' });
     try {
       const offRepo = new LlmCacheRepository(off);
@@ -172,6 +172,12 @@ describe('LlmCacheRepository: claims in one round trip', () => {
       await expect(own.lookupOrClaim(newKey(), null as unknown as string, 10_000)).rejects.toMatchObject({ code: '23502' });
       expect((await client.query('SELECT 1 AS n')).rows).toEqual([{ n: 1 }]);
       expect(await own.lookupOrClaim(newKey(), 'c', 10_000)).toEqual({ claimed: true });
+      // Inside the caller's transaction it refuses, rather than commit that transaction with its own.
+      await client.query('BEGIN');
+      const key = newKey();
+      await expect(own.lookupOrClaim(key, 'c', 10_000)).rejects.toThrow(/runs a transaction of its own; the client given is inside one/);
+      await client.query('ROLLBACK');
+      expect(await claimsOf(key)).toEqual([]);
     } finally {
       await client.end();
     }

@@ -93,16 +93,19 @@ export class LlmCacheRepository {
   constructor(private readonly db: Pool | PoolClient) {}
 
   /**
-   * `runScript` on one of the pool's clients (closed, not reused, when the script failed), or on the given client,
-   * whose transaction state a failed script leaves as it found it: a transaction the script opened is rolled back.
+   * `runScript` on one of the pool's clients (closed, not reused, when the script failed), or on the given client.
+   * `ownTransaction`: the script opens and commits a transaction of its own, so a given client must be in none (its
+   * COMMIT would commit the caller's), and one it leaves open and failed is rolled back.
    */
-  private async script(steps: ScriptStep[]): Promise<unknown[][]> {
+  private async script(steps: ScriptStep[], { ownTransaction = false } = {}): Promise<unknown[][]> {
     if (!('idleCount' in this.db)) {
       const client = this.db as PoolClient & { getTransactionStatus(): string | null };
-      const before = client.getTransactionStatus();
+      if (ownTransaction && client.getTransactionStatus() !== 'I') {
+        throw new Error('LlmCacheRepository: lookupOrClaim runs a transaction of its own; the client given is inside one');
+      }
       return runScript(client, steps).catch(async (e: unknown) => {
-        // Its state is not known yet (the error comes before the server's ReadyForQuery); with none open, a no-op.
-        if (before === 'I') await client.query('ROLLBACK').catch(() => undefined);
+        // The client's state is not known yet (the error comes before the server's ReadyForQuery): a no-op if none is open.
+        if (ownTransaction) await client.query('ROLLBACK').catch(() => undefined);
         throw e;
       });
     }
@@ -152,7 +155,7 @@ export class LlmCacheRepository {
       { name: 'llm-cache-claim-if-missing', query: { sql: CLAIM_IF_MISSING, parameters: [key, owner, Math.round(ttlMs)] } },
       lookup(key),
       'COMMIT',
-    ]);
+    ], { ownTransaction: true });
     const row = found[0] as CacheRow | undefined;
     return { claimed: claimed.length === 1, ...(row ? { hit: toResponse(row) } : {}) };
   }

@@ -21,6 +21,7 @@ interface PgConnection {
   describe(msg: { type: 'P'; name: string }): void;
   execute(msg: { portal: string; rows: number }): void;
   sync(): void;
+  sendCopyFail(message: string): void;
 }
 
 /** One statement of a batch: `name` '' for the unnamed statement; `parse` false when `name` is prepared on the connection. */
@@ -84,6 +85,11 @@ export function runBatch(client: PoolClient, statements: BatchStatement[]): Prom
       handleError(error: Error) {
         settle(error);
       },
+      // A step that is a COPY FROM STDIN has no data to take here: it fails, as pg's own queries make it fail.
+      handleCopyInResponse(connection: PgConnection) {
+        connection.sendCopyFail('a script step cannot copy from stdin');
+      },
+      handleCopyData() {},
       handleReadyForQuery() {
         settle(failed);
       },

@@ -77,6 +77,10 @@ describe('a commit group: results stored and the stages they made ready looked u
       .rejects.toThrow(/cannot insert multiple commands into a prepared statement/);
     expect(await executeScript(t.db, ['BEGIN', { name: 'spec-one', query: one }, 'COMMIT'])).toEqual([[{ n: 1 }]]);
     await expect(executeScript(t.db, [{ name: 'spec-one', query: sql`SELECT 2 AS n`.compile(t.db) }])).rejects.toThrow(/another statement/);
+    const two = sql<{ n: number }>`SELECT 2 AS n`.compile(t.db);
+    await expect(executeScript(t.db, [{ name: 'spec-new', query: one }, { name: 'spec-new', query: two }])).rejects.toThrow(/another statement/);
+    // An empty step answers with no command: the rows still go to their own steps.
+    expect(await executeScript(t.db, ['', { name: 'spec-one', query: one }])).toEqual([[{ n: 1 }]]);
   });
 
   it('skips the steps after one that fails, so that nothing of the script is kept', async () => {

@@ -115,6 +115,21 @@ describe('every run ends', () => {
     expect(await closed()).toEqual({ status: 'done', closed_items: 3 });
   });
 
+  it("of two jobs closing a run's last two items at once, exactly one learns that it closed the run", async () => {
+    for (let round = 0; round < 5; round++) {
+      const runId = await plan(`race-${round}`, (v) => ['d1', 'd2'].flatMap((item) => {
+        const gen = stage(v, item, 'gen', {});
+        return [gen, stage(v, item, 'eval', { gen: gen.stageKey }, true)];
+      }), 2);
+      const evals = await t.db.selectFrom('run_stages').select('stage_key').where('run_id', '=', runId).where('stage', '=', 'eval').execute();
+      await stages.saveResults(evals.map((e) => ({ stageKey: e.stage_key, stage: 'eval', output: { correct: false, errored: false, reason: 'differs' }, simulated: true, machine: 'test' })));
+      const closings = (await Promise.all(evals.map((e) => runs.materializeItemResultsEndingWith([e.stage_key])))).flat();
+      expect(closings.map((c) => c.allClosed).sort()).toEqual([false, true]);
+      expect(await runs.finalizeIfComplete(runId)).toBe(true);
+      expect(await t.db.selectFrom('runs').select(['status', 'closed_items']).where('id', '=', runId).executeTakeFirstOrThrow()).toEqual({ status: 'done', closed_items: 2 });
+    }
+  });
+
   it('marks a run that cannot proceed failed, saying why, and leaves a run with work to do running', async () => {
     const stuck = await plan('stuck', (v) => {
       const gen = stage(v, 'd1', 'gen', { schema: key('planned-nowhere') });

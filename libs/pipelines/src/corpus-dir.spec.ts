@@ -65,18 +65,31 @@ describe('the corpus directory (where file knobs may read)', () => {
       expect(() => readKeyedFile('r3.rag', knob, { ragCorpus: path }, dir)).toThrow(/r3\.rag: cannot read the RAG corpus \(knob ragCorpus\) at .*: /);
     });
 
-    it('sees an edit that keeps the size and the modification time, and refuses a read after an edit', () => {
-      const edited = join(dir, 'edited.txt');
-      writeFileSync(edited, 'aaaa\n');
-      const { mtime } = statSync(edited);
-      const params = { ragCorpus: 'edited.txt', ragCorpusSha256: sha256('aaaa\n') };
+    /** Writes `text` into `name` in the corpus directory, keeping the file's previous modification time if it had one. */
+    const rewrite = (name: string, text: string, mtime?: Date) => {
+      writeFileSync(join(dir, name), text);
+      if (mtime) utimesSync(join(dir, name), mtime, mtime);
+    };
+    const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+    it('sees an edit of a file it hashed before that keeps its size and modification time, and refuses a read after it', () => {
+      rewrite('settled.txt', 'aaaa\n');
+      const { mtime } = statSync(join(dir, 'settled.txt'));
+      sleep(1_100); // a file changed in the last second is never taken as unchanged (see fileSha256)
+      const params = { ragCorpus: 'settled.txt', ragCorpusSha256: sha256('aaaa\n') };
       const file = readKeyedFile('r3.rag', knob, params, dir);
       expect(readKeyedFile('r3.rag', knob, params, dir).sha256).toBe(sha256('aaaa\n'));
-      // File systems stamp change times from a clock that may tick only every few milliseconds.
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-      writeFileSync(edited, 'bbbb\n');
-      utimesSync(edited, mtime, mtime);
+      rewrite('settled.txt', 'bbbb\n', mtime);
       expect(() => file.read()).toThrow(/r3\.rag: the RAG corpus .* has SHA-256 [0-9a-f]{12}, but the sweep was planned with/);
+      expect(() => readKeyedFile('r3.rag', knob, params, dir)).toThrow(/has SHA-256 [0-9a-f]{12}, but the sweep was planned with/);
+    });
+
+    it('hashes a file changed within the last second on every check, as its times may not have moved yet', () => {
+      rewrite('fresh.txt', 'aaaa\n');
+      const { mtime } = statSync(join(dir, 'fresh.txt'));
+      const params = { ragCorpus: 'fresh.txt', ragCorpusSha256: sha256('aaaa\n') };
+      expect(readKeyedFile('r3.rag', knob, params, dir).sha256).toBe(sha256('aaaa\n'));
+      rewrite('fresh.txt', 'bbbb\n', mtime);
       expect(() => readKeyedFile('r3.rag', knob, params, dir)).toThrow(/has SHA-256 [0-9a-f]{12}, but the sweep was planned with/);
     });
 

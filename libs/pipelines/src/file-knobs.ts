@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { resolve } from 'node:path';
 import type { VariantSpec } from '@sqlsweep/contracts';
 import { corpusDir, resolveCorpusPath } from './corpus-dir';
@@ -45,15 +45,21 @@ export function readKeyedFile(stage: string, knob: FileKnob, params: Record<stri
   }
   const planned = params[knob.sha256Param];
   const refuse = (found: string) => new Error(
-    `${stage}: ${knob.description} (knob ${knob.knob}) at ${path} has SHA-256 ${found.slice(0, 12)}, but the sweep was planned with ` +
-    `${String(planned ?? sha256).slice(0, 12)}: this worker's file is not the one the planner hashed (edited since, or another copy on this machine). ` +
+    `${stage}: ${knob.description} (knob ${knob.knob}) at ${path} has SHA-256 ${found.slice(0, 12)}, but ` +
+    (planned === undefined ? `had ${sha256.slice(0, 12)} when this stage checked it: it was edited meanwhile. ` : `the sweep was planned with ${String(planned).slice(0, 12)}: ` +
+      "this worker's file is not the one the planner hashed (edited since, or another copy on this machine). ") +
     'Restore that file here, or plan the sweep again to run with the new one.',
   );
   if (planned !== undefined && planned !== sha256) throw refuse(sha256);
   return {
     path, sha256,
     read: () => {
-      const bytes = readFileSync(real);
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(real);
+      } catch (e) {
+        throw new Error(`${stage}: cannot read ${knob.description} (knob ${knob.knob}) at ${path}: ${(e as Error).message}`);
+      }
       const now = sha256Of(bytes);
       if (now !== sha256) throw refuse(now);
       return bytes;
@@ -66,15 +72,21 @@ const hashed = new Map<string, { stamp: string; sha256: string }>();
 
 /**
  * The SHA-256 of the file at `realPath`, read and hashed again only when its stat changed (device, inode, size,
- * modification and change times in nanoseconds: a write always moves the change time, which no one can set back).
+ * modification and change times in nanoseconds: a write moves the change time, which no one can set back). A file
+ * changed within the last second, or while it was read, is hashed again on every call: file systems stamp times from a
+ * clock that may tick only every few milliseconds, so an edit in the same tick would keep the stat (as git does for
+ * its index).
  */
 function fileSha256(realPath: string): string {
-  const s = statSync(realPath, { bigint: true });
-  const stamp = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  const stampOf = (s: BigIntStats) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  const before = statSync(realPath, { bigint: true });
   const known = hashed.get(realPath);
-  if (known?.stamp === stamp) return known.sha256;
+  if (known?.stamp === stampOf(before)) return known.sha256;
   const sha256 = sha256Of(readFileSync(realPath));
-  hashed.set(realPath, { stamp, sha256 });
+  const after = statSync(realPath, { bigint: true });
+  const settled = stampOf(after) === stampOf(before) && Number(after.ctimeNs / 1_000_000n) < Date.now() - 1_000;
+  if (settled) hashed.set(realPath, { stamp: stampOf(after), sha256 });
+  else hashed.delete(realPath);
   return sha256;
 }
 
