@@ -70,12 +70,17 @@ export function executePrepared<R>(db: Db, name: string, query: CompiledQuery<R>
   });
 }
 
-/** Runs `use` on a connection of `db`'s prepared-statement pool (opened on first use); a connection that failed is closed, not reused. */
-async function withPreparedClient<T>(db: Db, caller: string, use: (client: PoolClient) => Promise<T>): Promise<T> {
+/** Runs `use` on a connection of `db`'s prepared-statement pool (opened on first use). */
+function withPreparedClient<T>(db: Db, caller: string, use: (client: PoolClient) => Promise<T>): Promise<T> {
   const prepared = preparedPools.get(db);
   if (!prepared) throw new Error(`${caller}: this Kysely instance was not made by createDb`);
   prepared.pool ??= prepared.open();
-  const client = await prepared.pool.connect();
+  return withPoolClient(prepared.pool, use);
+}
+
+/** Runs `use` on a connection of `pool`; a connection that failed is closed, not reused. */
+export async function withPoolClient<T>(pool: Pool, use: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
   try {
     const result = await use(client);
     client.release();
@@ -85,6 +90,13 @@ async function withPreparedClient<T>(db: Db, caller: string, use: (client: PoolC
     throw e;
   }
 }
+
+/**
+ * Joined into a statement (`FROM ..., ${ASYNC_COMMIT}`): its transaction commits without waiting for its WAL to reach
+ * disk, the setting local to the transaction and evaluated once by the one-row join. For what a crash may lose
+ * because it is computed again for nothing (see docs/architecture.md, "Durability follows cost").
+ */
+export const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
 
 /**
  * A step of a script: one statement without parameters (`BEGIN`, `COMMIT`, `SET LOCAL ...`), or a named query (its

@@ -1,6 +1,6 @@
 import type { LlmCachedResponse, LlmCacheEntry } from '@sqlsweep/contracts';
 import type { Pool, PoolClient } from 'pg';
-import { runScript, type ScriptStep } from './connection';
+import { ASYNC_COMMIT, runScript, withPoolClient, type ScriptStep } from './connection';
 
 // Structurally the ResponseCacheStore of @sqlsweep/llm (libs/llm may not import libs/db, and this file stays free of
 // libs/llm so the dependency runs one way only); the stored shape is libs/contracts'.
@@ -29,12 +29,9 @@ const INSERT_RESPONSE = `INSERT INTO llm_response_cache
    output_tokens, cost_usd, latency_ms, simulated, paid_for_run, paid_for_stage, simulation)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
 
-/**
- * Joined into a claim statement: its transaction commits without waiting for the WAL to reach disk. Claims are no
- * results; a crash loses only those of its last fraction of a second (at most 3 x wal_writer_delay). The setting
- * holds for the whole transaction: this repository is built on a Pool, whose statements are transactions of their own.
- */
-const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
+// Claims are no results: a crash loses only those of its last fraction of a second (at most 3 x wal_writer_delay), so
+// their statements commit asynchronously (ASYNC_COMMIT). The setting holds for the whole transaction: this repository
+// is built on a Pool, whose statements are transactions of their own.
 
 /** A claim is taken when none exists, the old one lapsed (its owner died or stopped renewing), or it is ours already. */
 const TAKE_CLAIM = `ON CONFLICT (cache_key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
@@ -109,15 +106,7 @@ export class LlmCacheRepository {
         throw e;
       });
     }
-    const client = await this.db.connect();
-    try {
-      const rows = await runScript(client, steps);
-      client.release();
-      return rows;
-    } catch (e) {
-      client.release(e as Error);
-      throw e;
-    }
+    return withPoolClient(this.db, (client) => runScript(client, steps));
   }
 
   async get(key: string): Promise<LlmCachedResponse | undefined> {
@@ -140,7 +129,7 @@ export class LlmCacheRepository {
 
   /**
    * The look-up of `key` and, when nothing is stored for it, claim(key, owner, ttlMs), in one round trip: one script
-   * (`runScript`) in a READ COMMITTED transaction committed asynchronously (claims are no results, see ASYNC_COMMIT).
+   * (`runScript`) in a READ COMMITTED transaction committed asynchronously (claims are no results, see above).
    * The second statement looks up again with a fresh snapshot, taken after the claim: a response that another owner
    * stored before our claim took hold (after the first statement's snapshot) is found there, so it is never paid for
    * again. `hit` with `claimed` means exactly that: the caller releases the claim and takes the hit. The isolation

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { executePrepared, type Db } from './connection';
+import { ASYNC_COMMIT, executePrepared, type Db } from './connection';
 import { writePlan, type NewRunHeader, type PlannedStage, type PlanTotals, type PlanWriter } from './plan-writer';
 import type { RunRow, RunStageRow, VariantRow } from './schema';
 
@@ -171,7 +171,7 @@ export class RunRepository {
         SELECT r.id FROM runs r WHERE r.id IN (SELECT run_id FROM added) ORDER BY r.id FOR NO KEY UPDATE
       )
       UPDATE runs SET closed_items = runs.closed_items + a.n
-      FROM added a JOIN locked l ON l.id = a.run_id, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+      FROM added a JOIN locked l ON l.id = a.run_id, ${sql.raw(ASYNC_COMMIT)}
       WHERE runs.id = a.run_id
       RETURNING runs.id AS "runId", runs.closed_items >= runs.item_count * (SELECT count(*) FROM variants v WHERE v.run_id = runs.id) AS "allClosed"`.compile(this.db));
   }

@@ -1,5 +1,5 @@
-import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
-import { executePrepared, executeScript, type Db } from './connection';
+import { sql, type CompiledQuery } from 'kysely';
+import { ASYNC_COMMIT, executePrepared, executeScript, type Db } from './connection';
 import { readyDependentsQuery, type ReadyStage } from './run.repository';
 
 export interface StageResultInput {
@@ -113,19 +113,10 @@ export class StageRepository {
 }
 
 /**
- * The insert of `saveResults` as a named statement. Not durable: its transaction commits without waiting for its WAL
- * to reach disk (set_config local to the transaction, evaluated once by the one-row join).
+ * The insert of `saveResults` as a named statement, rows in key order (see there). Not durable: committed
+ * asynchronously (ASYNC_COMMIT joined to the document's rows).
  */
 function saveStep(db: Db, results: StageResultInput[], durable: boolean): [string, CompiledQuery<{ stage_key: string; inserted: boolean }>] {
-  if (durable) return ['save-stage-results', saveResultsQuery(db, results, sql.raw(''))];
-  return ['save-stage-results-async', saveResultsQuery(db, results, sql.raw(", (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit"))];
-}
-
-/**
- * The insert of `saveResults`, rows in key order (see there), `extraJoin` joined to the document's rows (the
- * asynchronous commit's setting, or nothing).
- */
-function saveResultsQuery(db: Db, results: StageResultInput[], extraJoin: RawBuilder<unknown>) {
   const rows = [...paidFirstPerKey(results)].sort((a, b) => (a.stageKey < b.stageKey ? -1 : a.stageKey > b.stageKey ? 1 : 0)).map((r) => ({
     stage_key: r.stageKey, stage: r.stage, output: r.output, simulated: r.simulated,
     input_tokens: r.inputTokens ?? 0, cached_input_tokens: r.cachedInputTokens ?? 0, output_tokens: r.outputTokens ?? 0,
@@ -134,20 +125,21 @@ function saveResultsQuery(db: Db, results: StageResultInput[], extraJoin: RawBui
   }));
   // A JSON null comes out of the document as SQL NULL: an output of null is stored as JSON null, as it was given.
   // xmax = 0 only on a row this statement inserted; an updated one (a paid write over a reused one) was written before.
-  return sql<{ stage_key: string; inserted: boolean }>`
+  const query = sql<{ stage_key: string; inserted: boolean }>`
       INSERT INTO stage_results (stage_key, stage, output, simulated, input_tokens, cached_input_tokens, output_tokens,
                                  cost_usd, latency_ms, trace, run_id, variant_id, machine, reused)
       SELECT stage_key, stage, coalesce(output, 'null'::jsonb), simulated, input_tokens, cached_input_tokens, output_tokens,
         cost_usd, latency_ms, trace, run_id, variant_id, machine, reused
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(stage_key text, stage text, output jsonb, simulated boolean,
         input_tokens integer, cached_input_tokens integer, output_tokens integer, cost_usd float8, latency_ms float8, trace jsonb,
-        run_id uuid, variant_id uuid, machine text, reused boolean) ${extraJoin}
+        run_id uuid, variant_id uuid, machine text, reused boolean) ${sql.raw(durable ? '' : `, ${ASYNC_COMMIT}`)}
       ON CONFLICT (stage_key) DO UPDATE SET
         input_tokens = excluded.input_tokens, cached_input_tokens = excluded.cached_input_tokens, output_tokens = excluded.output_tokens,
         cost_usd = excluded.cost_usd, latency_ms = excluded.latency_ms, run_id = excluded.run_id, variant_id = excluded.variant_id,
         machine = excluded.machine, reused = false
       WHERE stage_results.reused AND NOT excluded.reused
       RETURNING stage_key, (xmax = 0) AS inserted`.compile(db);
+  return [durable ? 'save-stage-results' : 'save-stage-results-async', query];
 }
 
 const insertedKeys = (written: Array<{ stage_key: string; inserted: boolean }>) => new Set(written.filter((r) => r.inserted).map((r) => r.stage_key));
