@@ -161,8 +161,8 @@ async function medianOf<T>(times: number, measure: () => Promise<T>, by: (t: T) 
 
 interface StageDone {
   runId: string; stageKey: string; stage: string; batch: number; inserted?: boolean; durable?: boolean; ms: Record<string, number>; commitMs: Record<string, number>;
-  /** The worker's pid and when it logged the job's end (ms since the epoch). */
-  pid: number; time: number;
+  /** The worker's pid, when the job started (ms since the epoch, to the microsecond) and when it logged the job's end (to the ms). */
+  pid: number; startedAt: number; time: number;
 }
 /** A stage job's timings: by default its phases (`ms`). */
 type Timed = Pick<StageDone, 'stage' | 'ms'>;
@@ -266,6 +266,25 @@ async function serverPids(databaseUrl: string, redisUrl: string): Promise<Server
   };
 }
 
+/**
+ * The serial run as it ran, one job at a time through one worker: its wall time per stage job from the first job's
+ * start to the last one's end, less the jobs' own work (what the stages themselves took), and the mean wait between
+ * one job's end and the next one's start (BullMQ completing the one and handing over the next, with whatever the
+ * job left in flight: the ratios take that wait as `noopBullmqMsPerJob.serial`). Unweighted, over the serial run's mix.
+ */
+function serialAsRun(jobs: StageDone[]) {
+  const ordered = [...jobs].sort((a, b) => a.startedAt - b.startedAt);
+  const endOf = (j: StageDone) => j.startedAt + Object.values(j.ms).reduce((t, x) => t + x, 0);
+  const span = endOf(ordered[ordered.length - 1]) - ordered[0].startedAt;
+  const work = ordered.reduce((t, j) => t + (j.ms.work ?? 0), 0);
+  const gaps = ordered.slice(1).map((j, i) => j.startedAt - endOf(ordered[i]));
+  return {
+    jobs: ordered.length,
+    wallMsPerStageJobLessWork: round((span - work) / ordered.length),
+    meanGapBetweenJobsMs: round(gaps.reduce((t, g) => t + g, 0) / gaps.length),
+  };
+}
+
 /** Of the serial run's stage jobs that stored a result, how many committed durably and asynchronously, and their mean store step. */
 function storeByDurability(lines: StageDone[]) {
   const of = (durable: boolean) => {
@@ -293,7 +312,7 @@ async function main(): Promise<void> {
   const collect = (line: string) => {
     if (!line.includes('"stage done"')) return;
     const l = JSON.parse(line) as StageDone;
-    done.push({ runId: l.runId, stageKey: l.stageKey, stage: l.stage, batch: l.batch, inserted: l.inserted, durable: l.durable, ms: l.ms, commitMs: l.commitMs, pid: l.pid, time: l.time });
+    done.push({ runId: l.runId, stageKey: l.stageKey, stage: l.stage, batch: l.batch, inserted: l.inserted, durable: l.durable, ms: l.ms, commitMs: l.commitMs, pid: l.pid, startedAt: l.startedAt, time: l.time });
   };
   const sweepConfig = (name: string, items: number, { split = 'dev', offset = 0 }: { split?: 'dev' | 'train'; offset?: number } = {}) => {
     const file = join(env.SQLSWEEP_DATA_DIR, `${name}.yaml`);
@@ -427,6 +446,7 @@ async function main(): Promise<void> {
         meanMsPerStageJob: phases,
         meanCommitStepsMs: commitSteps,
         storeMsByDurability: storeByDurability(serial.jobs),
+        serialRunAsRun: serialAsRun(serial.jobs),
         unweightedMeanMsPerStageJob: phaseMeans(serial.jobs),
         planMsPerStageJob: round(planMsPerJob),
         orchestrationMsPerStageJob: round(orchestrationMs),
@@ -447,6 +467,7 @@ async function main(): Promise<void> {
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor. overheadToResultRowFloor: the same over a floor whose insert stores the stage\'s own result row (postgresRoundTripMs.durableInsertOfResultRow: each result the serial run stored, its output and trace as made, inserted again one at a time with a prepared statement and committed durably into a table shaped as stage_results, means by stage kind weighted as the phases are) instead of a 13-byte document: how far the orchestration is above storing what it must store.',
         'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: an LLM answer paid for here that the response cache could not store; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
+        'serialRunAsRun: the serial run\'s own clock, unweighted: wallMsPerStageJobLessWork = (last job\'s end - first job\'s start - the jobs\' work) / jobs, everything a stage job cost one at a time beside its work, BullMQ\'s handling included; meanGapBetweenJobsMs: one job\'s end to the next one\'s start, BullMQ\'s handling as it ran there (the ratios take noopBullmqMsPerJob.serial for it), with what a job leaves in flight when it returns (its dependents\' adds, which go to Redis ahead of its completion).',
         'unweightedStages: kinds of the sweep\'s stage jobs that the serial run did not hold (too few --serial-items), left out of the weighted means.',
         'roundTripsPerStageJob: Postgres queries (each one round trip) and Redis commands (several may share one write in a pipeline) the worker processes sent during the sweep, per stage job: counts, so unlike the times they do not move with the machine\'s load.',
         'noopBullmqCpuMsPerJob: CPU time of the no-op jobs\' worker (this process) and Redis, per job. cpuMsPerStageJob includes the LLM client\'s response cache (Postgres) and rate budget (Redis), which are the LLM stages\' work.',

@@ -44,7 +44,8 @@ type Commit = { p: StageJobPayload; run: StageRun; paid: boolean } | { p: Pick<S
 /**
  * What a member of a commit group learns: whether its commit wrote the key, the group's size, whether the group
  * committed durably, and the milliseconds of the group's steps (store: the insert and the dependents lookup, one round
- * trip; then, unless advancing failed, those of `AdvanceTimings`, whose lookup is then none).
+ * trip; then, unless advancing failed, those of `AdvanceTimings`, whose lookup is then none and whose enqueue ends when
+ * the adds are sent).
  */
 interface CommitOutcome { inserted: boolean; batch: number; durable: boolean; commitMs: { store: number } & Partial<AdvanceTimings> }
 
@@ -98,7 +99,7 @@ export class StageRunner {
     }
     const { inserted, batch, durable, commitMs } = await this.commit(done ? { p, ...done } : { p });
     clock.lap('commit');
-    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, batch, durable, ms: clock.laps, commitMs }, 'stage done');
+    this.deps.log({ runId: p.runId, variantId: p.variantId, stageKey: p.stageKey, jobId: job.id, stage: p.stage, inserted, batch, durable, startedAt: clock.startedAt, ms: clock.laps, commitMs }, 'stage done');
   }
 
   /**
@@ -163,7 +164,9 @@ export class StageRunner {
    * job per stage instead of two. The results' commit and the lookup of the stages they made ready go to Postgres in
    * one round trip, the lookup after the commit, so of two inputs stored at once by different workers, the later
    * lookup sees both. When storing or looking up fails (Postgres away), the jobs fail and are retried; when enqueueing
-   * or closing items fails, `run.advance` jobs do it later, with their own retries, so the stage jobs succeed.
+   * or closing items fails, `run.advance` jobs do it later, with their own retries, so the stage jobs succeed. The
+   * dependents' adds are sent ahead of the jobs' completion on the connection the worker completes them on (see
+   * `Advancer.onStagesStored`), so the jobs do not wait for Redis's answer to them.
    */
   private async commitBatch(batch: Commit[], durable: boolean): Promise<CommitOutcome[]> {
     const started = performance.now();
@@ -177,11 +180,18 @@ export class StageRunner {
       runId: p.runId, variantId: p.variantId, machine: this.machine,
     })), stored.map((s) => s.stageKey), { durable });
     let commitMs: CommitOutcome['commitMs'] = { store: Math.round((performance.now() - started) * 1000) / 1000 };
-    try {
-      commitMs = { ...commitMs, ...await this.deps.advancer.onStagesStored(stored, ready) };
-    } catch (e) {
+    const leaveToAdvanceJobs = (e: unknown) => {
       this.deps.log({ stageKeys: stored.map((s) => s.stageKey), err: (e as Error).message }, 'advancing failed: left to run.advance jobs');
-      await this.deps.queue.enqueueMany('run.advance', stored.map(({ stageKey }) => ({ payload: { stageKey }, key: stageKey })));
+      return this.deps.queue.enqueueMany('run.advance', stored.map(({ stageKey }) => ({ payload: { stageKey }, key: stageKey })));
+    };
+    try {
+      const { timings, acknowledged } = await this.deps.advancer.onStagesStored(stored, ready);
+      commitMs = { ...commitMs, ...timings };
+      // Redis refused an add after the jobs completed (they complete once the adds are sent): run.advance jobs add
+      // them again, and should Redis refuse those too, the reconciler re-plans the runs.
+      acknowledged.catch((e) => leaveToAdvanceJobs(e).catch((err: Error) => this.deps.log({ stageKeys: stored.map((s) => s.stageKey), err: err.message }, 'advancing failed: left to the reconciler')));
+    } catch (e) {
+      await leaveToAdvanceJobs(e);
     }
     // Of two commits of one key in a group, the first wrote it.
     return batch.map((c) => ({ inserted: !!c.run && written.delete(c.p.stageKey), batch: batch.length, durable, commitMs }));
@@ -303,10 +313,14 @@ export class StageRunner {
 /** How long a replica verified on disk is handed out without looking again: below the first retry's backoff. */
 const replicaRecheckMs = 400;
 
-/** Wall-clock milliseconds of a job's phases, each measured from the end of the previous one. */
+/**
+ * Wall-clock milliseconds of a job's phases, each measured from the end of the previous one, and when the job started
+ * (ms since the epoch, to the microsecond).
+ */
 class PhaseClock {
   readonly laps: Record<string, number> = {};
   private last = performance.now();
+  readonly startedAt = Math.round((performance.timeOrigin + this.last) * 1000) / 1000;
 
   lap(phase: string): void {
     const now = performance.now();

@@ -40,6 +40,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
   private sandbox?: SandboxPool;
   private host?: WorkerHost;
   private reconciler?: Reconciler;
+  private redis?: ReturnType<typeof createRedisConnection>;
   private budgetRedis?: ReturnType<typeof createRedisConnection>;
   private cachePool?: Pool;
   private files?: DatasetFileStore;
@@ -59,7 +60,10 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     // Redis and Postgres errors (an outage, a wrong URL or password) as warnings, one per kind per 30 s.
     const warnings = new ThrottledWarnings((fields, msg) => this.log.warn(fields, msg));
     this.db = createDb(env.DATABASE_URL, { max: 4, warnings });
-    this.queue = new QueueClient(env.REDIS_URL, env.SQLSWEEP_QUEUE_PREFIX);
+    // One connection for the workers' commands and the adds of the stages they make ready, so that the adds run in
+    // Redis before the completion of the job that made them (QueueClient.sendMany).
+    this.redis = createRedisConnection(env.REDIS_URL, warnings);
+    this.queue = new QueueClient(this.redis, env.SQLSWEEP_QUEUE_PREFIX);
     this.budgetRedis = createRedisConnection(env.REDIS_URL, warnings);
     this.sandbox = new SandboxPool({
       size: env.SQLSWEEP_SANDBOX_SIZE, deadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS, timingReuseMs: env.SQLSWEEP_TIMING_REUSE_MS,
@@ -109,6 +113,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     const queues = Object.fromEntries(env.SQLSWEEP_ROLES.map((role) => [`stage-${role}`, concurrency[role]]));
     this.host = new WorkerHost({
       redisUrl: env.REDIS_URL, prefix: env.SQLSWEEP_QUEUE_PREFIX, queues, maxActive: env.SQLSWEEP_MAX_ACTIVE_JOBS, lockDurationMs: env.SQLSWEEP_JOB_LOCK_MS, warnings,
+      connection: this.redis,
       onFailed: (job, error, final) => {
         this.log.warn({ jobId: job.id, job: job.name, stage: job.data?.stage, runId: job.data?.runId, final, err: error.message }, final ? 'job failed for good' : 'job attempt failed');
         if (!final) return;
@@ -141,6 +146,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     await this.sandbox?.close();
     await this.retrieval?.close();
     await this.queue?.close();
+    this.redis?.disconnect();
     this.budgetRedis?.disconnect();
     this.files?.close?.();
     await this.llm?.close();

@@ -4,6 +4,14 @@ import { contentHash, type StageJobPayload } from '@sqlsweep/contracts';
 
 const lane = (r: ReadyStage) => (r.priority === 'nightly' ? ('nightly' as const) : ('interactive' as const));
 
+const stageQueues = ['llm', 'sql', 'retrieval'] as const;
+const inBatchMode = (r: ReadyStage) => r.role === 'llm' && r.llm_mode === 'batch';
+
+/** The ready stages of `role` that run as a stage job of their own (not in a provider batch), as its adds. */
+function singleJobs(ready: ReadyStage[], role: (typeof stageQueues)[number]) {
+  return ready.filter((r) => r.role === role && !inBatchMode(r)).map((r) => ({ key: r.stage_key, priority: lane(r), payload: payloadOf(r) }));
+}
+
 function payloadOf(r: ReadyStage): StageJobPayload {
   return {
     stageKey: r.stage_key, stage: r.stage, datasetVersionId: r.dataset_version_id, itemId: r.item_id,
@@ -13,8 +21,8 @@ function payloadOf(r: ReadyStage): StageJobPayload {
 }
 
 /**
- * Wall-clock milliseconds of advancing past stored stages: find the ready dependents, enqueue them, and the wait for
- * closing the items they end beyond those two (closing runs beside them).
+ * Wall-clock milliseconds of advancing past stored stages: find the ready dependents, enqueue them (until the adds are
+ * sent, see `onStagesStored`), and the wait for closing the items they end beyond those two (closing runs beside them).
  */
 export interface AdvanceTimings { lookup: number; enqueue: number; close: number }
 
@@ -53,13 +61,17 @@ export class Advancer {
   }
 
   /**
-   * Called by the worker that stored stage results, before their jobs complete (a worker lost in between leaves the
-   * jobs to be retried, and the retries advance): enqueues the ready dependents and, for final stages, closes the
-   * items they finish. Looks only at rows that read or end with these keys; `final: false` marks a key that ends no
-   * item. `ready`: the ready dependents when the caller looked them up already (after the results' commit, see
-   * StageRepository.saveResultsAndFindReady).
+   * Called by the worker that stored stage results, before their jobs complete: enqueues the ready dependents and,
+   * for final stages, closes the items they finish. Looks only at rows that read or end with these keys; `final: false`
+   * marks a key that ends no item. `ready`: the ready dependents when the caller looked them up already (after the
+   * results' commit, see StageRepository.saveResultsAndFindReady).
+   *
+   * The adds are sent, not waited for (`QueueClient.sendMany`): the worker completes the jobs on the same connection,
+   * so Redis queues the dependents before it marks the jobs complete, and the job's completion carries the adds' round
+   * trip. A worker lost in between leaves the jobs to be retried, and the retries advance. `acknowledged` settles with
+   * Redis's answer to the adds, after which the caller learns of a failed one (see StageRunner).
    */
-  async onStagesStored(stored: { stageKey: string; final?: boolean }[], ready?: ReadyStage[]): Promise<AdvanceTimings> {
+  async onStagesStored(stored: { stageKey: string; final?: boolean }[], ready?: ReadyStage[]): Promise<{ timings: AdvanceTimings; acknowledged: Promise<void> }> {
     const lap = stopwatch();
     // Closing items (Postgres) needs nothing from the lookup and enqueue: it runs beside them, on its own connection.
     const finals = stored.filter((s) => s.final !== false).map((s) => s.stageKey);
@@ -67,10 +79,10 @@ export class Advancer {
     closing.catch(() => undefined); // awaited below; this only keeps a failure while the lookup runs from counting as unhandled
     ready ??= await this.runs.readyDependents(stored.map((s) => s.stageKey));
     const lookup = lap();
-    await this.enqueue(ready);
+    const { acknowledged } = await this.send(ready);
     const enqueue = lap();
     await closing;
-    return { lookup, enqueue, close: lap() };
+    return { timings: { lookup, enqueue, close: lap() }, acknowledged };
   }
 
   /** Closes the items these final stages end, and then each run whose last item that was (by its count). */
@@ -92,14 +104,23 @@ export class Advancer {
   }
 
   private async enqueue(ready: ReadyStage[], opts: EnqueueManyOptions = {}): Promise<number> {
-    const batched = ready.filter((r) => r.role === 'llm' && r.llm_mode === 'batch');
-    const single = ready.filter((r) => !(r.role === 'llm' && r.llm_mode === 'batch'));
     // One Redis round trip for all three queues: the adds share a connection, so concurrent ones are pipelined.
-    await Promise.all((['llm', 'sql', 'retrieval'] as const).map((role) =>
-      this.queue.enqueueMany(`stage.${role}`, single.filter((r) => r.role === role).map((r) => ({ key: r.stage_key, priority: lane(r), payload: payloadOf(r) })), opts)));
-    // Batch mode: one provider batch per (run, model) wave of ready LLM stages; its id is the hash of its keys.
+    await Promise.all(stageQueues.map((role) => this.queue.enqueueMany(`stage.${role}`, singleJobs(ready, role), opts)));
+    await this.enqueueBatches(ready, opts);
+    return ready.length;
+  }
+
+  /** `enqueue`, returning once the stage jobs' adds are sent (see `onStagesStored`); batch waves are waited for. */
+  private async send(ready: ReadyStage[]): Promise<{ acknowledged: Promise<void> }> {
+    const sent = await Promise.all(stageQueues.map((role) => this.queue.sendMany(`stage.${role}`, singleJobs(ready, role))));
+    await this.enqueueBatches(ready);
+    return { acknowledged: Promise.all(sent.map((s) => s.acknowledged)).then(() => undefined) };
+  }
+
+  /** Batch mode: one provider batch per (run, model) wave of ready LLM stages; its id is the hash of its keys. */
+  private async enqueueBatches(ready: ReadyStage[], opts: EnqueueManyOptions = {}): Promise<void> {
     const waves = new Map<string, ReadyStage[]>();
-    for (const r of batched) {
+    for (const r of ready.filter(inBatchMode)) {
       const wave = `${r.run_id}/${String((r.params as Record<string, unknown>).model)}`;
       waves.set(wave, [...(waves.get(wave) ?? []), r]);
     }
@@ -109,6 +130,5 @@ export class Advancer {
         key: contentHash(payloads.map((p) => p.stageKey)), priority: lane(rows[0]),
       }, opts);
     }
-    return ready.length;
   }
 }

@@ -3,6 +3,7 @@ import { UnrecoverableError } from 'bullmq';
 import { Redis } from 'ioredis';
 // nx-ignore-next-line
 import { testQueuePrefix, testRedisUrl } from '@sqlsweep/testing';
+import { createRedisConnection } from './connection';
 import { QueueClient } from './queue-client';
 import { WorkerHost } from './worker-host';
 import type { JobPayload } from './job-catalog';
@@ -195,6 +196,45 @@ describe('queue client and worker host', () => {
       await c.close();
     }
   });
+  it('puts the adds a handler sends on its host\'s connection ahead of its job\'s completion, without waiting for their answer', async () => {
+    const sent = testQueuePrefix();
+    const shared = createRedisConnection(redisUrl);
+    const c = new QueueClient(shared, sent);
+    const host = new WorkerHost({ redisUrl, prefix: sent, queues: { 'stage-sql': 1 }, connection: shared });
+    const monitor = await new Redis(redisUrl).monitor();
+    const ran: string[][] = []; // every command Redis ran that names one of these two jobs, in the order it ran them
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.some((a) => a.includes(key(70)) || a.includes(key(71)))) ran.push(args);
+    });
+    try {
+      await c.enqueue('stage.sql', payload(70), { key: key(70) });
+      let acknowledged!: Promise<void>;
+      const completed = new Promise<void>((resolve) => {
+        host.start({
+          'stage.sql': async (p) => {
+            if (p.itemId !== 'dev-70') return;
+            ({ acknowledged } = await c.sendMany('stage.llm', [{ payload: payload(71), key: key(71) }]));
+            setTimeout(resolve, 200);
+          },
+        });
+      });
+      await completed;
+      await acknowledged;
+      // Redis shows the commands its scripts run: 71 put in the llm queue's wait list, 70 into the sql queue's completed set.
+      const adds71 = ran.findIndex(([command, list, id]) => command.toUpperCase() === 'LPUSH' && list.endsWith(':stage-llm:wait') && id === key(71));
+      const completes70 = ran.findIndex(([command, set, , id]) => command.toUpperCase() === 'ZADD' && set.endsWith(':stage-sql:completed') && id === key(70));
+      expect(adds71).toBeGreaterThanOrEqual(0);
+      expect(completes70).toBeGreaterThan(adds71);
+      expect(await (await c.queue('stage-llm').getJob(key(71)))?.getState()).toBe('waiting');
+      expect(await (await c.queue('stage-sql').getJob(key(70)))?.getState()).toBe('completed');
+    } finally {
+      monitor.disconnect();
+      await host.close();
+      await c.close();
+      shared.disconnect();
+    }
+  });
+
   it('waits between attempts as the catalog says: a third failed LLM attempt 2 s, a seventh 8 s (the cap), not 32 s', async () => {
     const capped = testQueuePrefix();
     const c = new QueueClient(redisUrl, capped);

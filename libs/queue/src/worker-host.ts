@@ -21,6 +21,12 @@ export interface WorkerHostOptions {
   onFailed?: (job: Job, error: Error, final: boolean) => void;
   /** Where the workers' Redis errors are warned about (default: this process's connection warnings on stderr). */
   warnings?: ThrottledWarnings;
+  /**
+   * The connection every worker of this host sends its commands on (their blocking waits have their own), left open
+   * on close. Shared with a QueueClient, it puts the adds that client sends from a handler ahead of the job's
+   * completion (see `QueueClient.sendMany`). By default each worker connects on its own.
+   */
+  connection?: RedisClient;
 }
 
 /**
@@ -43,8 +49,8 @@ export class WorkerHost {
     if (missing.length) throw new Error(`no handler registered for job(s): ${missing.join(', ')}`);
     const warnings = this.opts.warnings ?? connectionWarnings();
     for (const queue of served) {
-      const connection = createRedisConnection(this.opts.redisUrl, warnings);
-      this.connections.push(connection);
+      const connection = this.opts.connection ?? createRedisConnection(this.opts.redisUrl, warnings);
+      if (!this.opts.connection) this.connections.push(connection);
       const worker = new Worker(
         queue,
         async (job: Job, token?: string) => {
@@ -83,7 +89,7 @@ export class WorkerHost {
   /** Finishes active jobs, then disconnects (SIGTERM path). */
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.close()));
-    // BullMQ leaves a connection it was handed open; it is ours to close.
+    // BullMQ leaves a connection it was handed open; those this host made are its to close.
     for (const c of this.connections) c.disconnect();
   }
 }
