@@ -201,7 +201,8 @@ describe('queue client and worker host', () => {
     const shared = createRedisConnection(redisUrl);
     const c = new QueueClient(shared, sent);
     const host = new WorkerHost({ redisUrl, prefix: sent, queues: { 'stage-sql': 1 }, connection: shared });
-    const monitor = await new Redis(redisUrl).monitor();
+    const watcher = new Redis(redisUrl);
+    const monitor = await watcher.monitor(); // a connection of its own, in MONITOR mode
     const ran: string[][] = []; // every command Redis ran that names one of these two jobs, in the order it ran them
     monitor.on('monitor', (_time: string, args: string[]) => {
       if (args.some((a) => a.includes(key(70)) || a.includes(key(71)))) ran.push(args);
@@ -229,6 +230,7 @@ describe('queue client and worker host', () => {
       expect(await (await c.queue('stage-sql').getJob(key(70)))?.getState()).toBe('completed');
     } finally {
       monitor.disconnect();
+      watcher.disconnect();
       await host.close();
       await c.close();
       shared.disconnect();
