@@ -196,7 +196,7 @@ describe('queue client and worker host', () => {
       await c.close();
     }
   });
-  it('puts the adds a handler sends on its host\'s connection ahead of its job\'s completion, without waiting for their answer', async () => {
+  it('runs the adds a handler sends on its host\'s connection before its job\'s completion, though the handler returns before their answer', async () => {
     const sent = testQueuePrefix();
     const shared = createRedisConnection(redisUrl);
     const c = new QueueClient(shared, sent);
