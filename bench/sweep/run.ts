@@ -167,6 +167,9 @@ interface StageDone {
 /** A stage job's timings: by default its phases (`ms`). */
 type Timed = Pick<StageDone, 'stage' | 'ms'>;
 
+/** Milliseconds a stage job took, its phases summed (an `llm.batch` member logs none). */
+const phasesMs = (j: Pick<StageDone, 'ms'>) => Object.values(j.ms ?? {}).reduce((t, x) => t + x, 0);
+
 /** Mean milliseconds per phase over the stage jobs of one run, from the workers' `stage done` log lines. */
 function phaseMeans<L extends Timed>(lines: L[], phasesOf: (l: L) => Record<string, number> = (l) => l.ms): Record<string, number> {
   const sums: Record<string, number> = {};
@@ -241,7 +244,7 @@ async function roundTripsSoFar(dir: string, pids: number[]): Promise<RoundTrips>
 /** One JSON line per stage job: its stage, worker, start and end (ms since the epoch) and phases. */
 function writeTrace(file: string, jobs: StageDone[]): void {
   const lines = jobs.map((j) => {
-    const ms = Object.values(j.ms ?? {}).reduce((t, x) => t + x, 0);
+    const ms = phasesMs(j);
     return JSON.stringify({ stage: j.stage, pid: j.pid, start: round(j.time - ms), end: j.time, ms: j.ms, commitMs: j.commitMs, batch: j.batch });
   });
   writeFileSync(file, `${lines.join('\n')}\n`);
@@ -274,7 +277,7 @@ async function serverPids(databaseUrl: string, redisUrl: string): Promise<Server
  */
 function serialAsRun(jobs: StageDone[]) {
   const ordered = [...jobs].sort((a, b) => a.startedAt - b.startedAt);
-  const endOf = (j: StageDone) => j.startedAt + Object.values(j.ms).reduce((t, x) => t + x, 0);
+  const endOf = (j: StageDone) => j.startedAt + phasesMs(j);
   const span = endOf(ordered[ordered.length - 1]) - ordered[0].startedAt;
   const work = ordered.reduce((t, j) => t + (j.ms.work ?? 0), 0);
   const gaps = ordered.slice(1).map((j, i) => j.startedAt - endOf(ordered[i]));
@@ -344,7 +347,7 @@ async function main(): Promise<void> {
     // Where the wall time went: planning (the command's start to the run's row: start-up, config, keys, stored-key
     // lookup, estimate, plan insert), then to the first stage job's start, the stage jobs (the last one ends the run),
     // and from the last one's end to the command's exit (its last poll, the leaderboard, closing).
-    const firstStart = Math.min(...jobs.map((j) => j.time - Object.values(j.ms ?? {}).reduce((t, x) => t + x, 0)));
+    const firstStart = Math.min(...jobs.map((j) => j.time - phasesMs(j)));
     const lastEnd = Math.max(...jobs.map((j) => j.time));
     const wallParts = {
       plan: run.created_at.getTime() - startedAt, toFirstJob: firstStart - run.created_at.getTime(), jobs: lastEnd - firstStart,
