@@ -12,7 +12,22 @@ const tsNode = ['-r', '@swc-node/register'];
 
 export interface Proc { child: ChildProcess; stop(signal?: NodeJS.Signals): Promise<void> }
 
+/**
+ * The processes started here that have not exited: killed as this process exits, however it exits (a benchmark ended
+ * by SIGTERM, a suite that fails before its clean-up), so that none of them outlives the test or benchmark.
+ */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+function track<C extends ChildProcess>(child: C): C {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
 function handle(child: ChildProcess): Proc {
+  track(child);
   return {
     child,
     stop: (signal = 'SIGTERM') => new Promise<void>((resolve) => {
@@ -70,7 +85,7 @@ export interface RunningCli {
 
 /** Starts `sqlsweep <args>` as a user would (in `cwd`, the repository by default) and returns at once. */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): RunningCli {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), ...args], { cwd, env: { ...process.env, ...swcProject, ...env } });
+  const child = track(spawn(process.execPath, [join(repoRoot, 'bin', 'sqlsweep'), ...args], { cwd, env: { ...process.env, ...swcProject, ...env } }));
   const out = { stdout: '', stderr: '', exited: false };
   child.stdout.on('data', (d: Buffer) => (out.stdout += d));
   child.stderr.on('data', (d: Buffer) => (out.stderr += d));
