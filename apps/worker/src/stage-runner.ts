@@ -4,7 +4,7 @@ import {
   DatasetFileNotStoredError, registerCommandFor, ReplicaChecksumError, type DatabaseSchema, type ReplicaMaterializer, type ReplicaRequest,
 } from '@sqlsweep/datasets';
 import type { DatasetRepository, StageRepository, StoredItem, StoredStageResult } from '@sqlsweep/db';
-import type { AdvanceTimings, Advancer } from '@sqlsweep/orchestration';
+import { finalKeys, type AdvanceTimings, type Advancer } from '@sqlsweep/orchestration';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
 import { stageImplementations, type LlmStage, type RetrievalServices, type StageContext, type StageFaults, type StageImplementation, type StageRun } from '@sqlsweep/pipelines';
 import type { LlmRequest, LlmResponse } from '@sqlsweep/llm';
@@ -43,9 +43,9 @@ type Commit = { p: StageJobPayload; run: StageRun; paid: boolean } | { p: Pick<S
 
 /**
  * What a member of a commit group learns: whether its commit wrote the key, the group's size, whether the group
- * committed durably, and the milliseconds of the group's steps (store: the insert and the dependents lookup, one round
- * trip; then, unless advancing failed, those of `AdvanceTimings`, whose lookup is then none and whose enqueue ends when
- * the adds are sent).
+ * committed durably, and the milliseconds of the group's steps (store: the insert, the dependents lookup and the
+ * closing of the items final stages finish, one round trip; then, unless advancing failed, those of `AdvanceTimings`,
+ * whose lookup is then none, whose enqueue ends when the adds are sent, and whose close is that of runs).
  */
 interface CommitOutcome { inserted: boolean; batch: number; durable: boolean; commitMs: { store: number } & Partial<AdvanceTimings> }
 
@@ -161,31 +161,31 @@ export class StageRunner {
 
   /**
    * Stores a group's new results once by key, then moves the runs on past every member, here and now: one BullMQ
-   * job per stage instead of two. The results' commit and the lookup of the stages they made ready go to Postgres in
-   * one round trip, the lookup after the commit, so of two inputs stored at once by different workers, the later
-   * lookup sees both. When storing or looking up fails (Postgres away), the jobs fail and are retried; when enqueueing
-   * or closing items fails, `run.advance` jobs do it later, with their own retries, so the stage jobs succeed. The
-   * dependents' adds are sent ahead of the jobs' completion on the connection the worker completes them on (see
-   * `Advancer.onStagesStored`), so the jobs do not wait for Redis's answer to them.
+   * job per stage instead of two. The results' commit, the lookup of the stages they made ready and the closing of the
+   * items they finish go to Postgres in one round trip, after the commit, so of two inputs stored at once by different
+   * workers, the later lookup sees both. When that fails (Postgres away), the jobs fail and are retried; when
+   * enqueueing or closing runs fails, `run.advance` jobs do it later, with their own retries, so the stage jobs
+   * succeed. The dependents' adds are sent ahead of the jobs' completion on the connection the worker completes them on
+   * (see `Advancer.onStagesStored`), so the jobs do not wait for Redis's answer to them.
    */
   private async commitBatch(batch: Commit[], durable: boolean): Promise<CommitOutcome[]> {
     const started = performance.now();
     const computed = batch.filter((c): c is Extract<Commit, { run: StageRun }> => c.run !== undefined);
     const stored = batch.map(({ p }) => ({ stageKey: p.stageKey, final: p.final }));
     // A group with nothing to store only advances: its lookup is the advancer's, whose failure is left to run.advance.
-    const { written, ready } = computed.length === 0 ? { written: new Set<string>(), ready: undefined } : await this.deps.stages.saveResultsAndFindReady(computed.map(({ p, run }) => ({
+    const { written, ...found } = computed.length === 0 ? { written: new Set<string>() } : await this.deps.stages.saveResultsAndFindReady(computed.map(({ p, run }) => ({
       stageKey: p.stageKey, stage: p.stage, output: run.output, simulated: run.simulated ?? false,
       inputTokens: run.usage?.inputTokens, cachedInputTokens: run.usage?.cachedInputTokens, outputTokens: run.usage?.outputTokens,
       costUsd: run.costUsd, reused: run.reused, latencyMs: run.latencyMs, trace: run.trace,
       runId: p.runId, variantId: p.variantId, machine: this.machine,
-    })), stored.map((s) => s.stageKey), { durable });
+    })), stored.map((s) => s.stageKey), { durable, closeItemsEndingWith: finalKeys(stored) });
     let commitMs: CommitOutcome['commitMs'] = { store: Math.round((performance.now() - started) * 1000) / 1000 };
     const leaveToAdvanceJobs = (e: unknown) => {
       this.deps.log({ stageKeys: stored.map((s) => s.stageKey), err: (e as Error).message }, 'advancing failed: left to run.advance jobs');
       return this.deps.queue.enqueueMany('run.advance', stored.map(({ stageKey }) => ({ payload: { stageKey }, key: stageKey })));
     };
     try {
-      const { timings, acknowledged } = await this.deps.advancer.onStagesStored(stored, ready);
+      const { timings, acknowledged } = await this.deps.advancer.onStagesStored(stored, found);
       commitMs = { ...commitMs, ...timings };
       // Redis refused an add after the jobs completed (they complete once the adds are sent): run.advance jobs add
       // them again, and should Redis refuse those too, the reconciler re-plans the runs.

@@ -6,8 +6,9 @@ import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@sqlsweep/testing';
 import { preparedStatementSettings } from './connection';
 import { readyDependentsQuery, RunRepository, type PlannedStage } from './run.repository';
+import { StageRepository } from './stage.repository';
 
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] }
+interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Function Name'?: string; 'Actual Loops'?: number; Plans?: PlanNode[] }
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 /** Stores a run of one variant over `itemCount` items whose plan is `stages(variantId)`, as the planner would. */
@@ -60,6 +61,47 @@ describe('the dependents lookup every stage job makes', () => {
       const { rows } = await c.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) EXECUTE lookup(${query.parameters.map(literal).join(', ')})`);
       const scanned = nodes(rows[0]['QUERY PLAN'][0].Plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
       expect(scanned).not.toContain('stage_results');
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('finds a stage that reads a training set in blocks ready once, without going through the last block for each key stored', async () => {
+    const key = (s: string) => Buffer.from(`blocks-${s}`).toString('hex').padEnd(64, '0').slice(0, 64);
+    const n = 300;
+    const block = (name: string) => Array.from({ length: n }, (_, i) => [`${name}${i}`, key(`${name}${i}`)] as const);
+    // The stage reads block a (stored in order, last) and then block s (stored first), as a training set read per stage kind.
+    await storePlan(t, 'blocks', 1, (variantId) => [
+      { variantId, itemId: 'i0', stage: 'train', stageKey: key('train'), role: 'sql', params: {}, inputs: Object.fromEntries([...block('a'), ...block('s')]), isFinal: true },
+    ]);
+    const runs = new RunRepository(t.db);
+    const results = new StageRepository(t.db);
+    const store = (names: string[]) => results.saveResults(names.map((name) => ({ stageKey: key(name), stage: name[0], output: 1, simulated: true, machine: 'test' })));
+    const readyAfter = async (name: string) => {
+      await store([name]);
+      return (await runs.readyDependents([key(name)])).map((r) => r.stage_key);
+    };
+    await store(block('s').map(([name]) => name));
+    for (let i = 0; i < n - 2; i++) expect(await readyAfter(`a${i}`)).toEqual([]);
+    // Out of order: the block's last key before the one ahead of it, whose neighbour is then stored.
+    expect(await readyAfter(`a${n - 1}`)).toEqual([]);
+    expect(await readyAfter(`a${n - 2}`)).toEqual([key('train')]);
+
+    // While the key after the one stored is missing, the inputs are not checked one by one.
+    const c = new Client({ connectionString: t.url });
+    await c.connect();
+    try {
+      await c.query('DELETE FROM stage_results WHERE stage_key = ANY($1)', [[key(`a${n - 2}`), key(`a${n - 1}`)]]);
+      const query = readyDependentsQuery(t.db, [key(`a${n - 3}`)]);
+      for (const [name, value] of Object.entries(preparedStatementSettings)) await c.query(`SET ${name} = ${value}`);
+      await c.query(`PREPARE blocks_lookup AS ${query.sql}`);
+      const literal = (v: unknown) => (Array.isArray(v) ? `ARRAY[${v.map((s) => `'${String(s)}'`).join(',')}]` : String(v));
+      const { rows } = await c.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE blocks_lookup(${query.parameters.map(literal).join(', ')})`);
+      const plan = nodes(rows[0]['QUERY PLAN'][0].Plan);
+      const series = plan.filter((p) => p['Function Name'] === 'generate_series');
+      expect(series).toHaveLength(1);
+      expect(series[0]['Actual Loops']).toBe(0);
+      expect(plan.filter((p) => p['Function Name'] === 'unnest').map((p) => p['Actual Loops'])).toEqual([1]);
     } finally {
       await c.end();
     }

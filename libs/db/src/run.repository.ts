@@ -15,11 +15,15 @@ export const carriedInputBytes = 16_384;
  * all have results: one row per key. Unfinished stages whose last input has a result are picked out first, without
  * reading their input arrays. Those inputs are then checked from the last to the first. A stage that reads a whole
  * training set lists hundreds of inputs in plan order, and they finish in about that order, so the key checked first
- * is the one most likely to be missing. The last input is joined rather than tested with `OR EXISTS`, which Postgres
- * answered by hashing every stored key on each lookup. The array is detoasted once per stage (`|| '{}'` behind
- * `OFFSET 0`): each subscript of the stored value would decompress the whole array again.
+ * is the one most likely to be missing. Before that (in a CASE: Postgres orders a WHERE's conditions as it likes),
+ * the input listed after each of `justStored` (keys whose results were just stored) is checked. A training set read
+ * as one block of keys per stage kind has its last block stored while the blocks before it are still being stored,
+ * in order: the key after the one just stored is then the one missing, where the check from the end went through the
+ * whole last block first, for each key stored. The last input is joined rather than tested with `OR EXISTS`, which
+ * Postgres answered by hashing every stored key on each lookup. The array is detoasted once per stage (`|| '{}'`
+ * behind `OFFSET 0`): each subscript of the stored value would decompress the whole array again.
  */
-function readyStagesWhere(where: RawBuilder<unknown>) {
+function readyStagesWhere(where: RawBuilder<unknown>, justStored: string[] = []) {
   return sql<ReadyStage>`
     WITH unfinished AS MATERIALIZED (
       SELECT rs.*, runs.dataset_version_id, runs.priority, runs.llm_mode
@@ -33,15 +37,94 @@ function readyStagesWhere(where: RawBuilder<unknown>) {
     SELECT DISTINCT ON (u.stage_key) u.*,
       (SELECT CASE WHEN sum(pg_column_size(r.output)) <= ${carriedInputBytes} THEN jsonb_object_agg(r.stage_key, r.output) END
          FROM stage_results r WHERE r.stage_key = ANY(u.input_keys)) AS input_outputs
-    FROM unfinished u
-    WHERE NOT EXISTS (
-      SELECT 1 FROM (SELECT u.input_keys || '{}'::text[] AS keys OFFSET 0) detoasted, generate_series(cardinality(keys), 1, -1) i
-      WHERE NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = keys[i]))`;
+    FROM unfinished u, LATERAL (SELECT u.input_keys || '{}'::text[] AS keys OFFSET 0) detoasted
+    WHERE CASE
+      WHEN EXISTS (
+        SELECT 1 FROM unnest(${justStored}::text[]) k, LATERAL (SELECT array_position(detoasted.keys, k) AS at) stored_at
+        WHERE stored_at.at < cardinality(detoasted.keys)
+          AND NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = detoasted.keys[stored_at.at + 1])) THEN false
+      ELSE NOT EXISTS (
+        SELECT 1 FROM generate_series(cardinality(detoasted.keys), 1, -1) i
+        WHERE NOT EXISTS (SELECT 1 FROM stage_results r WHERE r.stage_key = detoasted.keys[i]))
+    END`;
 }
+
+/**
+ * Writes the item results of the items of running runs whose final stage is one of `stageKeys` (see
+ * RunRepository.materializeItemResultsEndingWith), as a query to prepare.
+ */
+export function itemsEndingWithQuery(db: Db, stageKeys: string[]) {
+  return materializeQuery(sql`rs.stage_key = ANY(${stageKeys}::text[]) AND rs.run_id IN (SELECT id FROM runs WHERE status = 'running')`).compile(db);
+}
+
+/** The runs `materializeQuery` wrote item results in, each with whether it now has one for every planned (variant, item). */
+export type ClosedItems = Array<{ runId: string; allClosed: boolean }>;
 
 /** The dependents lookup every stage job makes, as `executePrepared` runs it (with a generic plan). */
 export function readyDependentsQuery(db: Db, stageKeys: string[]) {
-  return readyStagesWhere(sql`rs.input_keys && ${stageKeys}::text[] AND runs.status = 'running'`).compile(db);
+  return readyStagesWhere(sql`rs.input_keys && ${stageKeys}::text[] AND runs.status = 'running'`, stageKeys).compile(db);
+}
+
+/**
+ * Writes the item results of every (run, variant, item) whose final stage matches `finalsOf` (over `rs`, run_stages)
+ * and has a result or whose plan holds a failed stage, and that has no item result yet; returns the runs that received
+ * rows (ClosedItems). Counts the rows it writes on their runs (`runs.closed_items`) in the same statement, so the
+ * count is exact whoever writes. Commits asynchronously, as stage results that cost no call do: item results are
+ * derived from stored results, one lost in a Postgres crash is written again when the reconciler re-plans the run, and
+ * the run's end, committed durably after them, flushes them with it. So a run's row lock is held for no disk flush.
+ */
+function materializeQuery(finalsOf: RawBuilder<unknown>) {
+  return sql<{ runId: string; allClosed: boolean }>`
+    WITH finals AS (
+      SELECT rs.run_id, rs.variant_id, rs.item_id, rs.stage_key
+      FROM run_stages rs
+      WHERE ${finalsOf} AND rs.is_final
+        AND NOT EXISTS (SELECT 1 FROM item_results ir WHERE ir.run_id = rs.run_id AND ir.variant_id = rs.variant_id AND ir.item_id = rs.item_id)
+    ), item_stages AS (
+      SELECT f.run_id, f.variant_id, f.item_id,
+        max(f.stage_key) AS final_key,
+        sum(r.input_tokens) AS input_tokens, sum(r.output_tokens) AS output_tokens,
+        sum(r.cost_usd) AS cost_usd, sum(r.latency_ms) AS latency_ms,
+        bool_or(r.simulated) AS simulated,
+        min(sf.error) AS failure
+      FROM finals f
+      JOIN run_stages s ON s.run_id = f.run_id AND s.variant_id = f.variant_id AND s.item_id = f.item_id
+      LEFT JOIN stage_results r ON r.stage_key = s.stage_key
+      LEFT JOIN stage_failures sf ON sf.run_id = s.run_id AND sf.stage_key = s.stage_key
+      GROUP BY f.run_id, f.variant_id, f.item_id
+    ), written AS (
+      INSERT INTO item_results (run_id, variant_id, item_id, final_stage_key, correct, errored, reason, predicted_sql,
+                                difficulty, input_tokens, output_tokens, cost_usd, latency_ms, simulated, metrics, scorer, parse_failed)
+      SELECT i.run_id, i.variant_id, i.item_id, i.final_key,
+        coalesce((fr.output->>'correct')::boolean, false),
+        fr.stage_key IS NULL OR coalesce((fr.output->>'errored')::boolean, false),
+        coalesce(fr.output->>'reason', 'stage failed: ' || i.failure),
+        fr.output->>'predictedSql', di.difficulty,
+        coalesce(i.input_tokens, 0), coalesce(i.output_tokens, 0), coalesce(i.cost_usd, 0), coalesce(i.latency_ms, 0),
+        coalesce(i.simulated, false) OR runs.simulated,
+        (SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
+           FROM run_stages s2 JOIN stage_results r2 ON r2.stage_key = s2.stage_key,
+                jsonb_each(CASE WHEN jsonb_typeof(r2.output->'metrics') = 'object' THEN r2.output->'metrics' ELSE '{}'::jsonb END) e
+          WHERE s2.run_id = i.run_id AND s2.variant_id = i.variant_id AND s2.item_id = i.item_id),
+        fr.output->>'scorer',
+        coalesce((fr.output->>'parseFailed')::boolean, false)
+      FROM item_stages i
+      JOIN runs ON runs.id = i.run_id
+      LEFT JOIN dataset_items di ON di.version_id = runs.dataset_version_id AND di.item_id = i.item_id -- gone: still closed
+      LEFT JOIN stage_results fr ON fr.stage_key = i.final_key
+      WHERE fr.stage_key IS NOT NULL OR i.failure IS NOT NULL
+      ON CONFLICT DO NOTHING
+      RETURNING run_id
+    ), added AS (
+      SELECT run_id, count(*)::int AS n FROM written GROUP BY run_id
+    ), locked AS MATERIALIZED (
+      -- In id order: two statements closing items of the same runs never wait on each other crosswise.
+      SELECT r.id FROM runs r WHERE r.id IN (SELECT run_id FROM added) ORDER BY r.id FOR NO KEY UPDATE
+    )
+    UPDATE runs SET closed_items = runs.closed_items + a.n
+    FROM added a JOIN locked l ON l.id = a.run_id, ${sql.raw(ASYNC_COMMIT)}
+    WHERE runs.id = a.run_id
+    RETURNING runs.id AS "runId", runs.closed_items >= runs.item_count * (SELECT count(*) FROM variants v WHERE v.run_id = runs.id) AS "allClosed"`;
 }
 
 /** A run's life: its plan, its advancing (ready stages, item results, summaries) and its end (done, failed, cancelled). */
@@ -110,71 +193,16 @@ export class RunRepository {
    * results can finish, without scanning the rest of those runs. Returns the runs that received rows, each with
    * whether it now counts an item result for every planned (variant, item): only those can be closed.
    */
-  async materializeItemResultsEndingWith(stageKeys: string[]): Promise<Array<{ runId: string; allClosed: boolean }>> {
+  async materializeItemResultsEndingWith(stageKeys: string[]): Promise<ClosedItems> {
     if (stageKeys.length === 0) return [];
-    return this.materialize('materialize-final-keys', sql`rs.stage_key = ANY(${stageKeys}::text[]) AND rs.run_id IN (SELECT id FROM runs WHERE status = 'running')`);
+    return executePrepared(this.db, 'materialize-final-keys', itemsEndingWithQuery(this.db, stageKeys));
   }
 
-  /**
-   * Prepared: planning this statement costs about three times what running it for one item does. Counts the rows it
-   * writes on their runs (`runs.closed_items`) in the same statement, so the count is exact whoever writes. Commits
-   * asynchronously, as stage results that cost no call do: item results are derived from stored results, one lost in
-   * a Postgres crash is written again when the reconciler re-plans the run, and the run's end, committed durably after
-   * them, flushes them with it. So a run's row lock is held for no disk flush.
-   */
-  private async materialize(statement: string, finalsOf: RawBuilder<unknown>): Promise<Array<{ runId: string; allClosed: boolean }>> {
-    return executePrepared(this.db, statement, sql<{ runId: string; allClosed: boolean }>`
-      WITH finals AS (
-        SELECT rs.run_id, rs.variant_id, rs.item_id, rs.stage_key
-        FROM run_stages rs
-        WHERE ${finalsOf} AND rs.is_final
-          AND NOT EXISTS (SELECT 1 FROM item_results ir WHERE ir.run_id = rs.run_id AND ir.variant_id = rs.variant_id AND ir.item_id = rs.item_id)
-      ), item_stages AS (
-        SELECT f.run_id, f.variant_id, f.item_id,
-          max(f.stage_key) AS final_key,
-          sum(r.input_tokens) AS input_tokens, sum(r.output_tokens) AS output_tokens,
-          sum(r.cost_usd) AS cost_usd, sum(r.latency_ms) AS latency_ms,
-          bool_or(r.simulated) AS simulated,
-          min(sf.error) AS failure
-        FROM finals f
-        JOIN run_stages s ON s.run_id = f.run_id AND s.variant_id = f.variant_id AND s.item_id = f.item_id
-        LEFT JOIN stage_results r ON r.stage_key = s.stage_key
-        LEFT JOIN stage_failures sf ON sf.run_id = s.run_id AND sf.stage_key = s.stage_key
-        GROUP BY f.run_id, f.variant_id, f.item_id
-      ), written AS (
-        INSERT INTO item_results (run_id, variant_id, item_id, final_stage_key, correct, errored, reason, predicted_sql,
-                                  difficulty, input_tokens, output_tokens, cost_usd, latency_ms, simulated, metrics, scorer, parse_failed)
-        SELECT i.run_id, i.variant_id, i.item_id, i.final_key,
-          coalesce((fr.output->>'correct')::boolean, false),
-          fr.stage_key IS NULL OR coalesce((fr.output->>'errored')::boolean, false),
-          coalesce(fr.output->>'reason', 'stage failed: ' || i.failure),
-          fr.output->>'predictedSql', di.difficulty,
-          coalesce(i.input_tokens, 0), coalesce(i.output_tokens, 0), coalesce(i.cost_usd, 0), coalesce(i.latency_ms, 0),
-          coalesce(i.simulated, false) OR runs.simulated,
-          (SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
-             FROM run_stages s2 JOIN stage_results r2 ON r2.stage_key = s2.stage_key,
-                  jsonb_each(CASE WHEN jsonb_typeof(r2.output->'metrics') = 'object' THEN r2.output->'metrics' ELSE '{}'::jsonb END) e
-            WHERE s2.run_id = i.run_id AND s2.variant_id = i.variant_id AND s2.item_id = i.item_id),
-          fr.output->>'scorer',
-          coalesce((fr.output->>'parseFailed')::boolean, false)
-        FROM item_stages i
-        JOIN runs ON runs.id = i.run_id
-        LEFT JOIN dataset_items di ON di.version_id = runs.dataset_version_id AND di.item_id = i.item_id -- gone: still closed
-        LEFT JOIN stage_results fr ON fr.stage_key = i.final_key
-        WHERE fr.stage_key IS NOT NULL OR i.failure IS NOT NULL
-        ON CONFLICT DO NOTHING
-        RETURNING run_id
-      ), added AS (
-        SELECT run_id, count(*)::int AS n FROM written GROUP BY run_id
-      ), locked AS MATERIALIZED (
-        -- In id order: two statements closing items of the same runs never wait on each other crosswise.
-        SELECT r.id FROM runs r WHERE r.id IN (SELECT run_id FROM added) ORDER BY r.id FOR NO KEY UPDATE
-      )
-      UPDATE runs SET closed_items = runs.closed_items + a.n
-      FROM added a JOIN locked l ON l.id = a.run_id, ${sql.raw(ASYNC_COMMIT)}
-      WHERE runs.id = a.run_id
-      RETURNING runs.id AS "runId", runs.closed_items >= runs.item_count * (SELECT count(*) FROM variants v WHERE v.run_id = runs.id) AS "allClosed"`.compile(this.db));
+  /** Prepared: planning `materializeQuery` costs about three times what running it for one item does. */
+  private async materialize(statement: string, finalsOf: RawBuilder<unknown>): Promise<ClosedItems> {
+    return executePrepared(this.db, statement, materializeQuery(finalsOf).compile(this.db));
   }
+
 
   /** Running runs whose plan contains this key. */
   async runningRunsWithKey(stageKey: string): Promise<string[]> {

@@ -12,6 +12,7 @@ const key = (s: string) => Buffer.from(s).toString('hex').padEnd(64, '0').slice(
 describe('a commit group: results stored and the stages they made ready looked up, in one round trip', () => {
   let t: TestDatabase;
   let stages: StageRepository;
+  let runId: string;
   const items = 40;
 
   beforeAll(async () => {
@@ -27,7 +28,7 @@ describe('a commit group: results stored and the stages they made ready looked u
       { variantId, itemId: `i${i}`, stage: 'b', stageKey: key(`b${i}`), role: 'llm', params: {}, inputs: {}, isFinal: false },
       { variantId, itemId: `i${i}`, stage: 'c', stageKey: key(`c${i}`), role: 'sql', params: {}, inputs: { a: key(`a${i}`), b: key(`b${i}`) }, isFinal: true },
     ]).flat();
-    await new RunRepository(t.db).createRun({
+    runId = await new RunRepository(t.db).createRun({
       sweep: { name: 'commit', source: '-', config: {}, configHash: 'commit' }, datasetVersionId: version.id, priority: 'interactive',
       itemCount: items, stageJobs: plan.length, reusedStages: 0, simulated: true,
       variants: [{ id: variantId, variantKey: 'commit', label: 'commit', pipeline: 'test', model: 'sim', sampleIndex: 0, params: {} }], stages: plan,
@@ -51,6 +52,24 @@ describe('a commit group: results stored and the stages they made ready looked u
     expect(again.written.size).toBe(0);
     expect(readyKeys(again.ready)).toEqual([key('c1')]);
     expect(readyKeys((await stages.saveResultsAndFindReady([], [key('a1')])).ready)).toEqual([key('c1')]);
+  });
+
+  it('closes the items the final stages it stores finish, in the same round trip, once', async () => {
+    const itemResults = () => t.db.selectFrom('item_results').select(['item_id', 'final_stage_key', 'correct']).where('run_id', '=', runId).orderBy('item_id').execute();
+    await stages.saveResults([result('a2'), result('b2'), result('a3'), result('b3'), result('c3', { correct: false, reason: 'mismatch' })]);
+    const stored = await stages.saveResultsAndFindReady([result('c2', { correct: true, reason: 'match' })], [key('c2')], { closeItemsEndingWith: [key('c2')] });
+    expect(stored.closed).toEqual([{ runId, allClosed: false }]);
+    expect(await itemResults()).toEqual([{ item_id: 'i2', final_stage_key: key('c2'), correct: true }]);
+    // A retried job: nothing left to close. A key stored earlier, closed without storing anything.
+    expect((await stages.saveResultsAndFindReady([result('c2', { correct: true, reason: 'match' })], [key('c2')], { closeItemsEndingWith: [key('c2')] })).closed).toEqual([]);
+    expect((await stages.saveResultsAndFindReady([], [key('c3')], { closeItemsEndingWith: [key('c3')] })).closed).toEqual([{ runId, allClosed: false }]);
+    expect(await itemResults()).toEqual([
+      { item_id: 'i2', final_stage_key: key('c2'), correct: true }, { item_id: 'i3', final_stage_key: key('c3'), correct: false },
+    ]);
+    const run = await t.db.selectFrom('runs').select('closed_items').where('id', '=', runId).executeTakeFirstOrThrow();
+    expect(run.closed_items).toBe(2);
+    // Without final keys, nothing is closed.
+    expect((await stages.saveResultsAndFindReady([result('a4')], [key('a4')])).closed).toEqual([]);
   });
 
   it('stores outputs exactly as given: quotes, backslashes, unicode, null', async () => {

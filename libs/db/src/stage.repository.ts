@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery } from 'kysely';
 import { ASYNC_COMMIT, executePrepared, executeScript, type Db } from './connection';
-import { readyDependentsQuery, type ReadyStage } from './run.repository';
+import { itemsEndingWithQuery, readyDependentsQuery, type ClosedItems, type ReadyStage } from './run.repository';
 
 export interface StageResultInput {
   stageKey: string; stage: string; output: unknown; simulated: boolean;
@@ -45,19 +45,22 @@ export class StageRepository {
   /**
    * `saveResults`, committed, and then the stages of running runs that read any of `readyKeys` and are now ready
    * (RunRepository.readyDependents), in one round trip: the lookup starts after the commit, so of two inputs of a
-   * stage stored at once by different workers, the later lookup sees both. Returns the keys written and the ready
-   * stages. A failure may come before or after the commit: the results are then stored or not, and storing them
-   * again is harmless.
+   * stage stored at once by different workers, the later lookup sees both. With `closeItemsEndingWith`, the same
+   * round trip then writes the item results those final stages finish (RunRepository.materializeItemResultsEndingWith)
+   * and returns their runs as `closed`. Returns the keys written and the ready stages. A failure may come before or
+   * after the commit: the results are then stored or not, and storing them again is harmless.
    */
-  async saveResultsAndFindReady(results: StageResultInput[], readyKeys: string[], opts: { durable?: boolean } = {}): Promise<{ written: Set<string>; ready: ReadyStage[] }> {
+  async saveResultsAndFindReady(results: StageResultInput[], readyKeys: string[], opts: { durable?: boolean; closeItemsEndingWith?: string[] } = {}): Promise<{ written: Set<string>; ready: ReadyStage[]; closed: ClosedItems }> {
     const lookup = { name: 'ready-dependents', query: readyDependentsQuery(this.db, readyKeys) };
+    const finals = opts.closeItemsEndingWith ?? [];
+    const close = finals.length ? [{ name: 'materialize-final-keys', query: itemsEndingWithQuery(this.db, finals) }] : [];
     if (results.length === 0) {
-      const [ready] = await executeScript(this.db, [lookup]);
-      return { written: new Set(), ready: ready as ReadyStage[] };
+      const [ready, closed] = await executeScript(this.db, [lookup, ...close]);
+      return { written: new Set(), ready: ready as ReadyStage[], closed: (closed ?? []) as ClosedItems };
     }
     const [name, query] = saveStep(this.db, results, opts.durable ?? true);
-    const [written, ready] = await executeScript(this.db, ['BEGIN', { name, query }, 'COMMIT', lookup]);
-    return { written: insertedKeys(written as Array<{ stage_key: string; inserted: boolean }>), ready: ready as ReadyStage[] };
+    const [written, ready, closed] = await executeScript(this.db, ['BEGIN', { name, query }, 'COMMIT', lookup, ...close]);
+    return { written: insertedKeys(written as Array<{ stage_key: string; inserted: boolean }>), ready: ready as ReadyStage[], closed: (closed ?? []) as ClosedItems };
   }
 
   /** Prepared, with the keys as one array parameter: every stage job reads its inputs this way. */

@@ -1,4 +1,4 @@
-import type { ReadyStage, RunRepository } from '@sqlsweep/db';
+import type { ClosedItems, ReadyStage, RunRepository } from '@sqlsweep/db';
 import type { EnqueueManyOptions, QueueClient } from '@sqlsweep/queue';
 import { contentHash, type StageJobPayload } from '@sqlsweep/contracts';
 
@@ -20,9 +20,12 @@ function payloadOf(r: ReadyStage): StageJobPayload {
   };
 }
 
+/** The keys of stored stages that may end items: all but those marked `final: false`. */
+export const finalKeys = (stored: { stageKey: string; final?: boolean }[]) => stored.filter((s) => s.final !== false).map((s) => s.stageKey);
+
 /**
  * Wall-clock milliseconds of advancing past stored stages: find the ready dependents, enqueue them (until the adds are
- * sent, see `onStagesStored`), and the wait for closing the items they end beyond those two (closing runs beside them).
+ * sent, see `onStagesStored`), and the wait for closing the items they end and the runs those end beyond those two.
  */
 export interface AdvanceTimings { lookup: number; enqueue: number; close: number }
 
@@ -63,21 +66,21 @@ export class Advancer {
   /**
    * Called by the worker that stored stage results, before their jobs complete: enqueues the ready dependents and,
    * for final stages, closes the items they finish. Looks only at rows that read or end with these keys; `final: false`
-   * marks a key that ends no item. `ready`: the ready dependents when the caller looked them up already (after the
-   * results' commit, see StageRepository.saveResultsAndFindReady).
+   * marks a key that ends no item. `found`: what the caller did of this already, after the results' commit (see
+   * StageRepository.saveResultsAndFindReady): the ready dependents it looked up, and the items of the final stages
+   * among `stored` it closed, with their runs (only those whose last item that was are then closed here).
    *
    * The adds are sent, not waited for (`QueueClient.sendMany`): the worker completes the jobs on the same connection,
    * so Redis queues the dependents before it marks the jobs complete, and the job's completion carries the adds' round
    * trip. A worker lost in between leaves the jobs to be retried, and the retries advance. `acknowledged` settles with
    * Redis's answer to the adds, after which the caller learns of a failed one (see StageRunner).
    */
-  async onStagesStored(stored: { stageKey: string; final?: boolean }[], ready?: ReadyStage[]): Promise<{ timings: AdvanceTimings; acknowledged: Promise<void> }> {
+  async onStagesStored(stored: { stageKey: string; final?: boolean }[], found: { ready?: ReadyStage[]; closed?: ClosedItems } = {}): Promise<{ timings: AdvanceTimings; acknowledged: Promise<void> }> {
     const lap = stopwatch();
     // Closing items (Postgres) needs nothing from the lookup and enqueue: it runs beside them, on its own connection.
-    const finals = stored.filter((s) => s.final !== false).map((s) => s.stageKey);
-    const closing = this.closeItemsEndingWith(finals);
+    const closing = this.closeItemsEndingWith(finalKeys(stored), found.closed);
     closing.catch(() => undefined); // awaited below; this only keeps a failure while the lookup runs from counting as unhandled
-    ready ??= await this.runs.readyDependents(stored.map((s) => s.stageKey));
+    const ready = found.ready ?? await this.runs.readyDependents(stored.map((s) => s.stageKey));
     const lookup = lap();
     const { acknowledged } = await this.send(ready);
     const enqueue = lap();
@@ -85,9 +88,12 @@ export class Advancer {
     return { timings: { lookup, enqueue, close: lap() }, acknowledged };
   }
 
-  /** Closes the items these final stages end, and then each run whose last item that was (by its count). */
-  private async closeItemsEndingWith(finals: string[]): Promise<void> {
-    for (const { runId, allClosed } of await this.runs.materializeItemResultsEndingWith(finals)) {
+  /**
+   * Closes the items these final stages end (unless `closed` says they were, and in which runs), and then each run
+   * whose last item that was (by its count).
+   */
+  private async closeItemsEndingWith(finals: string[], closed?: ClosedItems): Promise<void> {
+    for (const { runId, allClosed } of closed ?? await this.runs.materializeItemResultsEndingWith(finals)) {
       if (allClosed) await this.runs.finalizeIfComplete(runId);
     }
   }
