@@ -19,7 +19,7 @@ import { Queue, Worker } from 'bullmq';
 import { Client } from 'pg';
 import { pipelineNames } from '@sqlsweep/contracts';
 import {
-  createTestDatabase, type Proc, runCli, startSimulator, startWorkers, testQueuePrefix,
+  createTestDatabase, type CliResult, type Proc, runCli, spawnCli, startSimulator, startWorkers, testQueuePrefix,
 } from '@sqlsweep/testing';
 import { Redis } from 'ioredis';
 import { processCpuMs, serverCpuMs, type ServerPids } from './process-cpu';
@@ -143,6 +143,21 @@ function unlimitedCatalog(dir: string): string {
       models[model].limits = { rpm: 100_000_000, inputTpm: 100_000_000_000, outputTpm: 100_000_000_000, concurrency: 10_000 };
     }
   });
+}
+
+/** `sqlsweep <args>` as runCli runs it, noting when it printed that the run was created (its plan committed). */
+async function runSweepCommand(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliResult & { createdAt?: number }> {
+  const cli = spawnCli(args, env);
+  let createdAt: number | undefined;
+  cli.child.stdout!.on('data', () => {
+    if (createdAt === undefined && /run [0-9a-f-]{36} created/.test(cli.stdout)) createdAt = Date.now();
+  });
+  const timer = setTimeout(() => cli.child.kill('SIGKILL'), timeoutMs);
+  try {
+    return { ...(await cli.finished), createdAt };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -331,7 +346,7 @@ async function main(): Promise<void> {
     const serversBefore = serverCpuMs(servers);
     const workersBefore = processCpuMs({ pids: workers.map((w) => w.child.pid!) });
     const simulatorBefore = processCpuMs({ pids: [sim.child.pid!] });
-    const r = await runCli(['run', config, '--workers', '0', '--no-progress', '--fresh-llm'], env, 1_800_000);
+    const r = await runSweepCommand(['run', config, '--workers', '0', '--no-progress', '--fresh-llm'], env, 1_800_000);
     const wallMs = performance.now() - started;
     const serversAfter = serverCpuMs(servers);
     const cpuMs = {
@@ -344,15 +359,15 @@ async function main(): Promise<void> {
     const run = await db.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
     const jobs = done.filter((d) => d.runId === runId);
     if (jobs.length === 0) throw new Error(`bench sweep: no stage job of run ${runId} was logged`);
-    // Where the wall time went: planning (the command's start to the run's row: start-up, config, keys, stored-key
-    // lookup, estimate, plan insert), then to the first stage job's start, the stage jobs (the last one ends the run),
-    // and from the last one's end to the command's exit (its last poll, the leaderboard, closing).
+    // Where the wall time went: planning (the command's start to its report of the run's creation: start-up, config,
+    // expanding, keying, looking up stored keys, estimating and writing the plan, committed), then to the first stage
+    // job's start (enqueueing the ready stages), the stage jobs (the last one ends the run), and from the last one's
+    // end to the command's exit (its last poll, the leaderboard, closing). Not at the run row's created_at: that is
+    // when the plan's transaction began, before its stages were written.
     const firstStart = Math.min(...jobs.map((j) => j.time - phasesMs(j)));
     const lastEnd = Math.max(...jobs.map((j) => j.time));
-    const wallParts = {
-      plan: run.created_at.getTime() - startedAt, toFirstJob: firstStart - run.created_at.getTime(), jobs: lastEnd - firstStart,
-      toExit: startedAt + wallMs - lastEnd,
-    };
+    const planned = r.createdAt!;
+    const wallParts = { plan: planned - startedAt, toFirstJob: firstStart - planned, jobs: lastEnd - firstStart, toExit: startedAt + wallMs - lastEnd };
     return { run, wallMs, cpuMs, planMs: wallParts.plan, wallParts, jobs };
   };
   // A worker that dies unasked would leave the sweep waiting for ever: stop the benchmark instead.
@@ -466,7 +481,7 @@ async function main(): Promise<void> {
         unweightedStages: [...new Set(parallel.jobs.map((j) => j.stage))].filter((stage) => !serial.jobs.some((j) => j.stage === stage)),
       },
       note: [
-        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed on sweeps of ' + WARMUP_ITEMS + ' train items until each has run an r3.rag, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split at the run\'s creation, the first stage job\'s start and the last one\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
+        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed on sweeps of ' + WARMUP_ITEMS + ' train items until each has run an r3.rag, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split where the command reports the run created (its plan written and committed), the first stage job\'s start and the last one\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor. overheadToResultRowFloor: the same over a floor whose insert stores the stage\'s own result row (postgresRoundTripMs.durableInsertOfResultRow: each result the serial run stored, its output and trace as made, inserted again one at a time with a prepared statement and committed durably into a table shaped as stage_results, means by stage kind weighted as the phases are) instead of a 13-byte document: how far the orchestration is above storing what it must store.',
         'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: an LLM answer paid for here that the response cache could not store; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
