@@ -38,7 +38,23 @@ export function renderForeignKeys(schema: DatabaseSchema): string {
   return lines.length ? lines.join('\n') : '(none declared)';
 }
 
-function describeColumn(t: TableSchema, c: TableSchema['columns'][number]): string {
+type Column = TableSchema['columns'][number];
+
+/**
+ * A column's line, by column object: an item's prompts (and the planner's estimate of each variant's) render the same
+ * database's columns again and again, and the schemas they cut out of it (`subSchema`) keep its column objects.
+ */
+const columnLines = new WeakMap<Column, { table: string; line: string }>();
+
+function describeColumn(t: TableSchema, c: Column): string {
+  const known = columnLines.get(c);
+  if (known?.table === t.name) return known.line;
+  const line = columnLine(t, c);
+  columnLines.set(c, { table: t.name, line });
+  return line;
+}
+
+function columnLine(t: TableSchema, c: Column): string {
   const parts = [`- \`${t.name}\`.\`${c.name}\` (${c.type || 'ANY'}${c.primaryKey ? ', primary key' : ''}${c.references ? `, references ${c.references.table}.${c.references.column}` : ''})`];
   const description = [c.description, c.valueDescription].filter((d) => d && d.trim()).join('; ');
   if (description) parts.push(`: ${description.replace(/\s+/g, ' ').trim()}`);
