@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import { Pool, types, type PoolClient } from 'pg';
 import type { Database } from './schema';
-import { runBatch, type BatchStatement } from './script-batch';
+import { isBatchStepError, runBatch, type BatchStatement, type BatchStepError } from './script-batch';
 
 // bigint sums (COUNT, SUM of integers) arrive as strings by default; our counts fit in a double.
 types.setTypeParser(types.builtins.INT8, (v) => Number(v));
@@ -122,7 +122,8 @@ const preparedNames = new WeakMap<PoolClient, { names: Map<string, string>; gene
  * Runs `steps` on `client` in one round trip, as one extended-protocol batch with a single Sync (`runBatch`); returns
  * the rows of each named query, in order. A named query is prepared once per connection, in the batch of its first
  * use there, and its parameters are bound, not inlined. A step that fails makes the server skip the rest, and may
- * leave the connection in a failed transaction, for the caller to end or the pool to close.
+ * leave the connection in a failed transaction, for the caller to end or the pool to close; the server's error then
+ * says which query failed and holds the rows of those before it (ScriptStepError).
  */
 export async function runScript(client: PoolClient, steps: ScriptStep[]): Promise<unknown[][]> {
   let prepared = preparedNames.get(client);
@@ -147,15 +148,34 @@ export async function runScript(client: PoolClient, steps: ScriptStep[]): Promis
   });
   try {
     const rows = await runBatch(client, statements);
-    return rows.filter((_, i) => typeof steps[i] !== 'string');
+    return namedStepRows(steps, rows);
   } catch (e) {
     // In place, once per generation: a batch queued behind this one on the same client may fail for the same reason.
     if (preparing && prepared.generation === generation) {
       prepared.names.clear();
       prepared.generation++;
     }
-    throw e;
+    throw isBatchStepError(e) ? scriptStepError(e, steps) : e;
   }
+}
+
+/** The rows of a script's named queries, in order: what runScript returns of the rows of all its steps. */
+const namedStepRows = (steps: ScriptStep[], rows: unknown[][]) => rows.filter((_, i) => typeof steps[i] !== 'string');
+
+/**
+ * The server's error for a step of a script, with which of its named queries failed (`failedQuery`, an index into
+ * what runScript returns; undefined when a statement without parameters did) and the rows of those before it.
+ */
+export type ScriptStepError = Error & { failedQuery?: number; completedQueries: unknown[][] };
+
+export function isScriptStepError(e: unknown): e is ScriptStepError {
+  return e instanceof Error && Array.isArray((e as Partial<ScriptStepError>).completedQueries);
+}
+
+function scriptStepError(e: BatchStepError, steps: ScriptStep[]): ScriptStepError {
+  const failed = steps[e.batchStep];
+  const failedQuery = failed === undefined || typeof failed === 'string' ? undefined : namedStepRows(steps.slice(0, e.batchStep), e.completedRows).length;
+  return Object.assign(e, { failedQuery, completedQueries: namedStepRows(steps, e.completedRows) });
 }
 
 /** Apart from `executePrepared`'s names: a session's prepared statements share one namespace. */

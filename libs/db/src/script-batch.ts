@@ -24,6 +24,14 @@ interface PgConnection {
   sendCopyFail(message: string): void;
 }
 
+/**
+ * The server's error for a statement of a batch, with which one (`batchStep`, from 0) and the rows of the statements
+ * before it, which ran: the caller may keep what they did (a committed transaction, a read).
+ */
+export type BatchStepError = Error & { batchStep: number; completedRows: unknown[][] };
+
+export const isBatchStepError = (e: unknown): e is BatchStepError => e instanceof Error && typeof (e as Partial<BatchStepError>).batchStep === 'number';
+
 /** One statement of a batch: `name` '' for the unnamed statement; `parse` false when `name` is prepared on the connection. */
 export interface BatchStatement { name: string; text: string; parse: boolean; values: unknown[] }
 
@@ -33,7 +41,8 @@ export interface BatchStatement { name: string; text: string; parse: boolean; va
  * statement that fails makes the server skip the rest up to the Sync. Resolves with each statement's rows, in order.
  *
  * It is a pg "submittable" (what pg-cursor is): the client hands it the connection when its turn comes and routes the
- * server's answers to its handle* methods. An error reply ends it at once (pg forgets it as the active query then).
+ * server's answers to its handle* methods. An error reply ends it at once (pg forgets it as the active query then), as
+ * a BatchStepError.
  */
 export function runBatch(client: PoolClient, statements: BatchStatement[]): Promise<unknown[][]> {
   // Converted before anything is written: a value pg cannot convert then fails the call, not half a batch.
@@ -83,7 +92,7 @@ export function runBatch(client: PoolClient, statements: BatchStatement[]): Prom
         current++;
       },
       handleError(error: Error) {
-        settle(error);
+        settle(Object.assign(error, { batchStep: current, completedRows: results.slice(0, current).map((r) => r.rows) }));
       },
       // A step that is a COPY FROM STDIN has no data to take here: it fails, as pg's own queries make it fail.
       handleCopyInResponse(connection: PgConnection) {

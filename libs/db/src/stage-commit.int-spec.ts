@@ -69,7 +69,21 @@ describe('a commit group: results stored and the stages they made ready looked u
     const run = await t.db.selectFrom('runs').select('closed_items').where('id', '=', runId).executeTakeFirstOrThrow();
     expect(run.closed_items).toBe(2);
     // Without final keys, nothing is closed.
-    expect((await stages.saveResultsAndFindReady([result('a4')], [key('a4')])).closed).toEqual([]);
+    expect((await stages.saveResultsAndFindReady([result('a4')], [key('a4')])).closed).toBeUndefined();
+  });
+
+  it('keeps the commit and the lookup when closing the items fails, and says nothing was closed', async () => {
+    await stages.saveResults([result('a5'), result('b5'), result('b6')]);
+    // An item result needs a reason: a final output without one cannot close its item.
+    const stored = await stages.saveResultsAndFindReady([result('c5', { correct: true }), result('a6')], [key('c5'), key('a6')], { closeItemsEndingWith: [key('c5')] });
+    expect([...stored.written].sort()).toEqual([key('a6'), key('c5')].sort());
+    expect(readyKeys(stored.ready)).toEqual([key('c6')]);
+    expect(stored.closed).toBeUndefined();
+    expect((await stages.getResults([key('c5')])).get(key('c5'))?.output).toEqual({ correct: true });
+    expect(await t.db.selectFrom('item_results').select('item_id').where('item_id', '=', 'i5').execute()).toEqual([]);
+    // Nothing to store, the same.
+    expect((await stages.saveResultsAndFindReady([], [key('c5')], { closeItemsEndingWith: [key('c5')] })).closed).toBeUndefined();
+    await expect(stages.saveResultsAndFindReady([{ ...result('a7'), runId: 'not-a-uuid' }], [key('a7')], { closeItemsEndingWith: [key('c5')] })).rejects.toThrow(/uuid/);
   });
 
   it('stores outputs exactly as given: quotes, backslashes, unicode, null', async () => {

@@ -1,5 +1,5 @@
 import { sql, type CompiledQuery } from 'kysely';
-import { ASYNC_COMMIT, executePrepared, executeScript, type Db } from './connection';
+import { ASYNC_COMMIT, executePrepared, executeScript, isScriptStepError, type Db } from './connection';
 import { itemsEndingWithQuery, readyDependentsQuery, type ClosedItems, type ReadyStage } from './run.repository';
 
 export interface StageResultInput {
@@ -47,20 +47,29 @@ export class StageRepository {
    * (RunRepository.readyDependents), in one round trip: the lookup starts after the commit, so of two inputs of a
    * stage stored at once by different workers, the later lookup sees both. With `closeItemsEndingWith`, the same
    * round trip then writes the item results those final stages finish (RunRepository.materializeItemResultsEndingWith)
-   * and returns their runs as `closed`. Returns the keys written and the ready stages. A failure may come before or
-   * after the commit: the results are then stored or not, and storing them again is harmless.
+   * and returns their runs as `closed`; should that step fail, what came before it stands and `closed` is left out,
+   * for the caller to close the items on its own. Returns the keys written and the ready stages. A failure may come
+   * before or after the commit: the results are then stored or not, and storing them again is harmless.
    */
-  async saveResultsAndFindReady(results: StageResultInput[], readyKeys: string[], opts: { durable?: boolean; closeItemsEndingWith?: string[] } = {}): Promise<{ written: Set<string>; ready: ReadyStage[]; closed: ClosedItems }> {
+  async saveResultsAndFindReady(results: StageResultInput[], readyKeys: string[], opts: { durable?: boolean; closeItemsEndingWith?: string[] } = {}): Promise<{ written: Set<string>; ready: ReadyStage[]; closed?: ClosedItems }> {
     const lookup = { name: 'ready-dependents', query: readyDependentsQuery(this.db, readyKeys) };
     const finals = opts.closeItemsEndingWith ?? [];
     const close = finals.length ? [{ name: 'materialize-final-keys', query: itemsEndingWithQuery(this.db, finals) }] : [];
-    if (results.length === 0) {
-      const [ready, closed] = await executeScript(this.db, [lookup, ...close]);
-      return { written: new Set(), ready: ready as ReadyStage[], closed: (closed ?? []) as ClosedItems };
+    const save = results.length ? saveStep(this.db, results, opts.durable ?? true) : undefined;
+    const queries = save ? ['BEGIN', { name: save[0], query: save[1] }, 'COMMIT', lookup, ...close] : [lookup, ...close];
+    let rows: unknown[][];
+    try {
+      rows = await executeScript(this.db, queries);
+    } catch (e) {
+      const closing = save ? 2 : 1;
+      if (!close.length || !isScriptStepError(e) || e.failedQuery !== closing) throw e;
+      rows = e.completedQueries;
     }
-    const [name, query] = saveStep(this.db, results, opts.durable ?? true);
-    const [written, ready, closed] = await executeScript(this.db, ['BEGIN', { name, query }, 'COMMIT', lookup, ...close]);
-    return { written: insertedKeys(written as Array<{ stage_key: string; inserted: boolean }>), ready: ready as ReadyStage[], closed: (closed ?? []) as ClosedItems };
+    const [written, ready, closed] = save ? rows : [[], ...rows];
+    return {
+      written: insertedKeys(written as Array<{ stage_key: string; inserted: boolean }>), ready: ready as ReadyStage[],
+      ...(closed ? { closed: closed as ClosedItems } : {}),
+    };
   }
 
   /** Prepared, with the keys as one array parameter: every stage job reads its inputs this way. */
