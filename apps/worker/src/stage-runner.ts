@@ -165,8 +165,8 @@ export class StageRunner {
    * items they finish go to Postgres in one round trip, after the commit, so of two inputs stored at once by different
    * workers, the later lookup sees both. When that fails (Postgres away), the jobs fail and are retried; when
    * closing the items, enqueueing or closing runs fails, `run.advance` jobs do it later, with their own retries, so
-   * the stage jobs succeed. The dependents' adds are sent ahead of the jobs' completion on the connection the worker completes them on
-   * (see `Advancer.onStagesStored`), so the jobs do not wait for Redis's answer to them.
+   * the stage jobs succeed. The dependents' adds are sent ahead of the jobs' completion on the connection the worker
+   * completes them on (see `Advancer.onStagesStored`), so the jobs do not wait for Redis's answer to them.
    */
   private async commitBatch(batch: Commit[], durable: boolean): Promise<CommitOutcome[]> {
     const started = performance.now();
