@@ -19,7 +19,7 @@ import { Queue, Worker } from 'bullmq';
 import { Client } from 'pg';
 import { pipelineNames } from '@sqlsweep/contracts';
 import {
-  createTestDatabase, type CliResult, type Proc, runCli, spawnCli, startSimulator, startWorkers, testQueuePrefix,
+  createTestDatabase, finishCli, type CliResult, type Proc, runCli, spawnCli, startSimulator, startWorkers, testQueuePrefix,
 } from '@sqlsweep/testing';
 import { Redis } from 'ioredis';
 import { processCpuMs, serverCpuMs, type ServerPids } from './process-cpu';
@@ -152,12 +152,7 @@ async function runSweepCommand(args: string[], env: NodeJS.ProcessEnv, timeoutMs
   cli.child.stdout!.on('data', () => {
     if (createdAt === undefined && /run [0-9a-f-]{36} created/.test(cli.stdout)) createdAt = Date.now();
   });
-  const timer = setTimeout(() => cli.child.kill('SIGKILL'), timeoutMs);
-  try {
-    return { ...(await cli.finished), createdAt };
-  } finally {
-    clearTimeout(timer);
-  }
+  return { ...(await finishCli(cli, timeoutMs)), createdAt };
 }
 
 /**

@@ -76,6 +76,7 @@ export interface CliResult { code: number; stdout: string; stderr: string }
 
 /** A `sqlsweep` command still running: its output so far, whether it has exited, and its result once it has. */
 export interface RunningCli {
+  args: readonly string[];
   child: ChildProcess;
   readonly stdout: string;
   readonly stderr: string;
@@ -93,17 +94,21 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot)
     out.exited = true;
     resolve({ code: code ?? 1, stdout: out.stdout, stderr: out.stderr });
   }));
-  return { child, finished, get stdout() { return out.stdout; }, get stderr() { return out.stderr; }, get exited() { return out.exited; } };
+  return { args, child, finished, get stdout() { return out.stdout; }, get stderr() { return out.stderr; }, get exited() { return out.exited; } };
 }
 
 /** Runs `sqlsweep <args>` as a user would, returning its exit code and output. */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 240_000, cwd = repoRoot): Promise<CliResult> {
-  const cli = spawnCli(args, env, cwd);
+export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 240_000, cwd = repoRoot): Promise<CliResult> {
+  return finishCli(spawnCli(args, env, cwd), timeoutMs);
+}
+
+/** Waits for a command `spawnCli` started to exit: its exit code and output. Past `timeoutMs`, kills it and throws. */
+export async function finishCli(cli: RunningCli, timeoutMs = 240_000): Promise<CliResult> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       cli.child.kill('SIGKILL');
-      reject(new Error(`sqlsweep ${args.join(' ')} timed out\n${cli.stdout}\n${cli.stderr}`));
+      reject(new Error(`sqlsweep ${cli.args.join(' ')} timed out\n${cli.stdout}\n${cli.stderr}`));
     }, timeoutMs);
   });
   try {
