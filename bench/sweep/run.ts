@@ -103,6 +103,49 @@ async function postgresRoundTrips(databaseUrl: string, calls: number): Promise<{
 }
 
 /**
+ * Wall time per job of a chain of `jobs` design-floor jobs: each inserts a row and commits it durably, runs a prepared
+ * `SELECT 1`, then adds the next job before it completes, one at a time. With `workMs`, each job first waits the
+ * next of those times (the serial run's work, replayed in the order its jobs ran), as a stage job waits for its
+ * simulator call or sandbox before it stores its result; the waits are left out of the time. Back to back, the
+ * servers never go idle between two jobs, which a stage job's store, coming after its work, never finds.
+ */
+async function floorJobCost(redisUrl: string, databaseUrl: string, jobs: number, workMs?: number[]): Promise<number> {
+  const prefix = testQueuePrefix();
+  const queue = new Queue('floor-chain', { connection: { url: redisUrl }, prefix });
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('CREATE TABLE IF NOT EXISTS floor_job (k integer PRIMARY KEY, v jsonb NOT NULL)');
+  await client.query('TRUNCATE floor_job');
+  let waited = 0;
+  const started = performance.now();
+  try {
+    await new Promise<void>((resolveAll, reject) => {
+      const worker = new Worker('floor-chain', async (job) => {
+        const i = (job.data as { i: number }).i;
+        if (workMs) {
+          const before = performance.now();
+          await sleep(workMs[i % workMs.length]);
+          waited += performance.now() - before;
+        }
+        await client.query({ name: 'floor-insert', text: 'INSERT INTO floor_job VALUES ($1, $2)', values: [i, '{"output": 1}'] });
+        await client.query({ name: 'floor-select', text: 'SELECT 1' });
+        if (i + 1 < jobs) await queue.add('floor', { i: i + 1 }, { jobId: `f${i + 1}`, removeOnComplete: true });
+      }, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix, concurrency: 1 });
+      worker.on('failed', (_job, e) => reject(e));
+      worker.on('completed', (job) => {
+        if ((job.data as { i: number }).i === jobs - 1) void worker.close().then(() => resolveAll());
+      });
+      void queue.add('floor', { i: 0 }, { jobId: 'f0', removeOnComplete: true });
+    });
+    return (performance.now() - started - waited) / jobs;
+  } finally {
+    await client.end();
+    await queue.obliterate({ force: true });
+    await queue.close();
+  }
+}
+
+/**
  * Wall time of storing each of the stage results `stageKeys` again, one at a time, as a prepared insert committed
  * durably into a fresh table shaped as `stage_results` (its indexes and column compression included): the least
  * storing each stage's actual result costs, its output and trace as the stage made them. By stage kind, in the shape
@@ -427,6 +470,10 @@ async function main(): Promise<void> {
     const postgres = await medianOf(3, () => postgresRoundTrips(db.url, 2_000), (rt) => rt.durableInsertMs);
     // The least a stage job can cost one at a time: a no-op job that adds the next, a durable insert, a round trip.
     const designFloorMs = noopChainMs + postgres.durableInsertMs + postgres.selectMs;
+    // The design floor as one job, back to back and after the serial run's work replayed (see floorJobCost).
+    const serialWork = [...serial.jobs].sort((a, b) => a.startedAt - b.startedAt).map((j) => j.ms.work ?? 0);
+    const floorJobMs = await medianOf(3, () => floorJobCost(endpoints.redisUrl, db.url, 1_000), (ms) => ms);
+    const floorJobAfterWorkMs = await medianOf(3, () => floorJobCost(endpoints.redisUrl, db.url, 1_000, serialWork), (ms) => ms);
     // The same with the insert of the stage's own result row instead of a 13-byte one (median of three passes, by kind).
     const storedKeys = serial.jobs.filter((j) => j.inserted).map((j) => j.stageKey);
     const resultRowInsertMs = await medianOf(3, async () => weightedPhaseMeans(await resultRowInserts(db.url, storedKeys), parallel.jobs).insert, (ms) => ms);
@@ -472,6 +519,8 @@ async function main(): Promise<void> {
         overheadRatioToChain: round((noopSerial.ms + orchestrationMs) / noopChainMs, 2),
         overheadToDesignFloor: round((noopSerial.ms + orchestrationMs) / designFloorMs, 2),
         overheadToResultRowFloor: round((noopSerial.ms + orchestrationMs) / resultRowFloorMs, 2),
+        designFloorJobMs: { backToBack: round(floorJobMs), afterWork: round(floorJobAfterWorkMs) },
+        overheadToDesignFloorJobAfterWork: round((noopSerial.ms + orchestrationMs) / floorJobAfterWorkMs, 2),
         costliestStages: costliestStages(serial.jobs),
         unweightedStages: [...new Set(parallel.jobs.map((j) => j.stage))].filter((stage) => !serial.jobs.some((j) => j.stage === stage)),
       },
@@ -479,6 +528,7 @@ async function main(): Promise<void> {
         'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed on sweeps of ' + WARMUP_ITEMS + ' train items until each has run an r3.rag, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split where the command reports the run created (its plan written and committed), the first stage job\'s start and the last one\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor. overheadToResultRowFloor: the same over a floor whose insert stores the stage\'s own result row (postgresRoundTripMs.durableInsertOfResultRow: each result the serial run stored, its output and trace as made, inserted again one at a time with a prepared statement and committed durably into a table shaped as stage_results, means by stage kind weighted as the phases are) instead of a 13-byte document: how far the orchestration is above storing what it must store.',
+        'designFloorJobMs: the design floor as one job, timed whole: a BullMQ job that inserts a row committed durably, runs SELECT 1 and adds the next job, 1,000 in a chain one at a time, median of three; backToBack, each job as soon as the one before it completed (what the floor\'s parts, each timed in its own loop, sum to); afterWork, each job first waiting as long as the stage job in the same place of the serial run worked (its work times replayed in the order its jobs ran, left out of the time), as a stage job stores its result after its simulator call or sandbox: servers idle while a stage works and answer its next round trip slower (on this virtual machine, a SELECT 1 after a few idle milliseconds takes several times one sent back to back). overheadToDesignFloorJobAfterWork = (serial no-op job + load + commit + plan share) / designFloorJobMs.afterWork: the stage job against the floor met under the conditions the serial run met it.',
         'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: an LLM answer paid for here that the response cache could not store; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
         'serialRunAsRun: the serial run\'s own clock, unweighted: wallMsPerStageJobLessWork = (last job\'s end - first job\'s start - the jobs\' work) / jobs, everything a stage job cost one at a time beside its work, BullMQ\'s handling included; meanGapBetweenJobsMs: one job\'s end to the next one\'s start, BullMQ\'s handling as it ran there (the ratios take noopBullmqMsPerJob.serial for it), with what a job leaves in flight when it returns (its dependents\' adds, which go to Redis ahead of its completion).',
         'unweightedStages: kinds of the sweep\'s stage jobs that the serial run did not hold (too few --serial-items), left out of the weighted means.',
