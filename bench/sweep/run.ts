@@ -13,7 +13,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Queue, Worker } from 'bullmq';
 import { Client } from 'pg';
@@ -262,6 +262,9 @@ function costliestStages(lines: StageDone[], top = 8) {
 
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
+/** A progress line on stderr (stdout carries the result), with the time of day. */
+const say = (line: string) => process.stderr.write(`[sweep] ${new Date().toISOString().slice(11, 19)} ${line}\n`);
+
 interface RoundTrips { postgresQueries: number; redisCommands: number; byKind: Record<string, number> }
 
 /**
@@ -353,6 +356,7 @@ function storeByDurability(lines: StageDone[]) {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { items: { type: 'string', default: '75' }, workers: { type: 'string', default: '2' }, 'serial-items': { type: 'string', default: '3' }, 'cpu-prof': { type: 'string' }, trace: { type: 'string' } } });
   const endpoints = await startPrivateServers({ name: 'sweep' });
+  say(`servers up: ${endpoints.description}`);
   process.env.REDIS_URL = endpoints.redisUrl;
   process.env.DATABASE_URL = endpoints.postgresUrl;
   const db = await createTestDatabase(endpoints.postgresUrl);
@@ -379,6 +383,7 @@ async function main(): Promise<void> {
     return file;
   };
   const sweep = async (config: string) => {
+    say(`sweep ${basename(config, '.yaml')} ...`);
     const startedAt = Date.now();
     const started = performance.now();
     const serversBefore = serverCpuMs(servers);
@@ -406,6 +411,7 @@ async function main(): Promise<void> {
     const lastEnd = Math.max(...jobs.map((j) => j.time));
     const planned = r.createdAt!;
     const wallParts = { plan: planned - startedAt, toFirstJob: firstStart - planned, jobs: lastEnd - firstStart, toExit: startedAt + wallMs - lastEnd };
+    say(`sweep ${basename(config, '.yaml')}: ${run.stage_jobs} stage jobs in ${(wallMs / 1000).toFixed(1)} s`);
     return { run, wallMs, cpuMs, planMs: wallParts.plan, wallParts, jobs };
   };
   // A worker that dies unasked would leave the sweep waiting for ever: stop the benchmark instead.
@@ -463,6 +469,7 @@ async function main(): Promise<void> {
     const commitSteps = weightedPhaseMeans(serial.jobs, parallel.jobs, (l) => l.commitMs);
     const orchestrationMs = (phases.load ?? 0) + (phases.commit ?? 0) + planMsPerJob;
     const perJob = (ms: number) => round(ms / stageJobs);
+    say('baselines: no-op BullMQ jobs, Postgres round trips, design-floor jobs (back to back and after the serial run\'s work), result-row inserts ...');
     // Baselines: the median of three measurements each, as one of them now and then runs several times slower here.
     const noopSerial = await medianOf(3, () => noopJobCost(endpoints.redisUrl, servers, 5_000, 1), (c) => c.ms);
     const noopConcurrent = await medianOf(3, () => noopJobCost(endpoints.redisUrl, servers, 5_000, 16), (c) => c.ms);
@@ -539,6 +546,7 @@ async function main(): Promise<void> {
     };
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });
     writeFileSync(join(root, 'bench', 'results', 'sweep.json'), `${JSON.stringify(result, null, 2)}\n`);
+    say(`${result.throughput.stageJobsPerSecond} stage jobs/s; one at a time, ${result.cost.overheadToDesignFloor}x the floor's parts, ${result.cost.overheadToDesignFloorJobAfterWork}x the floor job after work: bench/results/sweep.json`);
     console.log(JSON.stringify(result, null, 2));
   } finally {
     try {
