@@ -46,10 +46,8 @@ describe('parseSweepConfig', () => {
   it('refuses a config over 1 MiB before parsing it', () => {
     const text = `${valid}description: "${'é'.repeat(600_000)}"\n`;
     expect(errorOf(text).message).toBe(`${src}: ${Buffer.byteLength(text).toLocaleString('en-US')} bytes is more than a sweep config may have (1 MiB, 1,048,576 bytes)`);
-    // 26 MB of keys: refused at once instead of parsed for minutes.
-    const started = Date.now();
-    expect(errorOf(Array.from({ length: 1_500_000 }, (_, i) => `k${i}: ${i}`).join('\n')).reason).toMatch(/bytes is more than a sweep config may have/);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Before parsing, not after: parsed, this text is invalid YAML (see the next test), and the size is all it is told.
+    expect(errorOf('['.repeat(1_100_000)).reason).toBe('1,100,000 bytes is more than a sweep config may have (1 MiB, 1,048,576 bytes)');
   });
 
   it('turns an alias bomb and absurd nesting into invalid-YAML errors naming the file', () => {
