@@ -70,7 +70,9 @@ describe('RedisRateBudget (real Redis)', () => {
     // The provider counted only 50 tokens: the rest goes back at once.
     await b.settle(lease, { inputTokens: 50, outputTokens: 10 });
     const again = await b.acquire(request(limits, { inputTokens: 800 }));
-    expect(again.waitedMs).toBeLessThan(150);
+    // Without the refund, 800 more tokens would need about 0.5 s of refill, past maxWaitMs: refused. With it, granted
+    // at once; the bound leaves room for a loaded machine's Redis round trips.
+    expect(again.waitedMs).toBeLessThan(400);
   });
 
   it('blocks every client for a Retry-After, and pauses a model whose quota is exhausted', async () => {

@@ -54,7 +54,9 @@ describe('SandboxPool', () => {
     const slow = await pool.execute({ dbPath, sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c', deadlineMs: 150 });
     expect(slow.status).toBe('timeout');
     expect(slow.elapsedMs).toBeGreaterThanOrEqual(150);
-    expect(slow.elapsedMs).toBeLessThan(350);
+    // The query never ends on its own: any answer is the deadline's. The bound only says it came near 150 ms, with
+    // room for a loaded machine (it was 350 ms, close to what a slow shared machine takes to kill and answer).
+    expect(slow.elapsedMs).toBeLessThan(1_000);
   });
 
   it('runs each gold query once per (version, item) with a gold cache, persisted to a file', async () => {
