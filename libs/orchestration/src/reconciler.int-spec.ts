@@ -61,6 +61,9 @@ describe('the reconciler', () => {
     for (const r of timed) r.start();
     await sleep(700);
     expect(timed.filter((r) => r.active)).toHaveLength(1);
+    // Stopped here, not at the end of the file: a pass covers every running run of the database, whatever its queue
+    // prefix, so the active one would otherwise also pass over the next test's run and could close it first.
+    await Promise.all(timed.map((r) => r.stop()));
   });
 
   it('re-adds the ready stages of a run that has not moved since its previous pass, and leaves a moving run alone', async () => {
