@@ -40,8 +40,9 @@ describe('a worker killed with LLM calls in flight', () => {
       workers: 2,
       simulator: { config: 'test/fixtures/llm-sim-1500ms.yaml' },
       // Short job locks: the killed worker's jobs come back within seconds. The claim TTL is the workers' default
-      // (10 s, or the job lock if shorter).
-      env: { SQLSWEEP_LLM_CONCURRENCY: '3', SQLSWEEP_JOB_LOCK_MS: '2000' },
+      // (10 s, or the job lock if shorter). 4 s, not 2: on a loaded 2-core CI machine one call more than the killed
+      // worker abandoned was bought twice (3 against 2), most likely a live worker's 2 s claim left unrenewed that long.
+      env: { SQLSWEEP_LLM_CONCURRENCY: '3', SQLSWEEP_JOB_LOCK_MS: '4000' },
     });
   });
   afterAll(() => e2e?.stop());
