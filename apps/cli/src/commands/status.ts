@@ -26,7 +26,7 @@ async function openRedis(redisUrl: string): Promise<RedisClient> {
  * connection of its own, closed before returning.
  */
 async function runPauses(redisUrl: string, queuePrefix: string, variants: readonly VariantRow[]): Promise<ModelPause[]> {
-  // The module alone, not the library's index: that loads both providers' SDKs and the tokenizers.
+  // The module alone, not the library's index: that also loads the rest of the LLM layer and the YAML parser.
   const { ModelPauses, llmBudgetPrefix } = await import('@sqlsweep/llm/src/model-pauses');
   const redis = await openRedis(redisUrl);
   try {
