@@ -42,6 +42,20 @@ function withChildren(pid: number): number[] {
   return [pid, ...all.filter((p) => parentPid(p) === pid)];
 }
 
+/** CPU milliseconds of the live children of `pids`: the workers' pooled sandbox processes, which are reaped only at exit. */
+export function childrenCpuMs(pids: number[]): number {
+  const all = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  return processCpuMs({ pids: all.filter((p) => pids.includes(parentPid(p) ?? -1)) });
+}
+
+/** CPU milliseconds this machine spent busy (all of /proc/stat's first line but idle and iowait), every process and the kernel. */
+export function machineBusyCpuMs(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already in user)
+  const busy = ticks.slice(0, 8).reduce((t, v, i) => (i === 3 || i === 4 ? t : t + v), 0);
+  return (busy * 1000) / ticksPerSecond;
+}
+
 /** The pids of the Postgres and Redis servers the benchmark talks to (other tenants' servers left out). */
 export interface ServerPids { postmaster?: number; redis?: number }
 

@@ -22,7 +22,7 @@ import {
   createTestDatabase, finishCli, type CliResult, type Proc, runCli, spawnCli, startSimulator, startWorkers, testQueuePrefix,
 } from '@sqlsweep/testing';
 import { Redis } from 'ioredis';
-import { processCpuMs, serverCpuMs, type ServerPids } from './process-cpu';
+import { childrenCpuMs, machineBusyCpuMs, processCpuMs, serverCpuMs, type ServerPids } from './process-cpu';
 import { writeModelCatalog } from '../model-catalog';
 import { startPrivateServers } from '../private-servers';
 
@@ -265,10 +265,10 @@ const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 /** A progress line on stderr (stdout carries the result), with the time of day. */
 const say = (line: string) => process.stderr.write(`[sweep] ${new Date().toISOString().slice(11, 19)} ${line}\n`);
 
-interface RoundTrips { postgresQueries: number; redisCommands: number; byKind: Record<string, number> }
+interface RoundTrips { postgresQueries: number; redisCommands: number; sandboxQueries: number; byKind: Record<string, number> }
 
 /**
- * The Postgres queries and Redis commands the workers have sent so far, summed (round-trip-counter.ts): each worker
+ * The Postgres queries, Redis commands and sandbox queries the workers have sent so far, summed (round-trip-counter.ts): each worker
  * is signalled and its written counts are awaited.
  */
 async function roundTripsSoFar(dir: string, pids: number[]): Promise<RoundTrips> {
@@ -279,7 +279,7 @@ async function roundTripsSoFar(dir: string, pids: number[]): Promise<RoundTrips>
       return undefined;
     }
   };
-  const total: RoundTrips = { postgresQueries: 0, redisCommands: 0, byKind: {} };
+  const total: RoundTrips = { postgresQueries: 0, redisCommands: 0, sandboxQueries: 0, byKind: {} };
   for (const pid of pids) {
     const before = read(pid)?.snapshots ?? 0;
     process.kill(pid, 'SIGUSR2');
@@ -292,6 +292,7 @@ async function roundTripsSoFar(dir: string, pids: number[]): Promise<RoundTrips>
     }
     total.postgresQueries += counts.postgresQueries;
     total.redisCommands += counts.redisCommands;
+    total.sandboxQueries += counts.sandboxQueries;
     for (const [kind, n] of Object.entries(counts.byKind)) total.byKind[kind] = (total.byKind[kind] ?? 0) + n;
   }
   return total;
@@ -389,6 +390,8 @@ async function main(): Promise<void> {
     const serversBefore = serverCpuMs(servers);
     const workersBefore = processCpuMs({ pids: workers.map((w) => w.child.pid!) });
     const simulatorBefore = processCpuMs({ pids: [sim.child.pid!] });
+    const sandboxesBefore = childrenCpuMs(workers.map((w) => w.child.pid!));
+    const machineBefore = machineBusyCpuMs();
     const r = await runSweepCommand(['run', config, '--workers', '0', '--no-progress', '--fresh-llm'], env, 1_800_000);
     const wallMs = performance.now() - started;
     const serversAfter = serverCpuMs(servers);
@@ -396,6 +399,8 @@ async function main(): Promise<void> {
       postgres: serversAfter.postgres - serversBefore.postgres, redis: serversAfter.redis - serversBefore.redis,
       workers: processCpuMs({ pids: workers.map((w) => w.child.pid!) }) - workersBefore,
       simulator: processCpuMs({ pids: [sim.child.pid!] }) - simulatorBefore,
+      sandboxes: childrenCpuMs(workers.map((w) => w.child.pid!)) - sandboxesBefore,
+      machine: machineBusyCpuMs() - machineBefore,
     };
     if (r.code !== 0) throw new Error(`bench sweep failed:\n${r.stdout}\n${r.stderr}`);
     const runId = /run ([0-9a-f-]{36}) created/.exec(r.stdout)![1];
@@ -499,10 +504,11 @@ async function main(): Promise<void> {
         stageJobs, stageJobsPerSecond: round(stageJobs / (parallel.wallMs / 1000)),
         wallMsPerStageJob: round(parallel.wallMs / stageJobs),
         meanCommitGroup: round(meanBatch, 2),
-        cpuMsPerStageJob: { postgres: perJob(parallel.cpuMs.postgres), redis: perJob(parallel.cpuMs.redis), workers: perJob(parallel.cpuMs.workers), simulator: perJob(parallel.cpuMs.simulator) },
+        cpuMsPerStageJob: { postgres: perJob(parallel.cpuMs.postgres), redis: perJob(parallel.cpuMs.redis), workers: perJob(parallel.cpuMs.workers), sandboxes: perJob(parallel.cpuMs.sandboxes), simulator: perJob(parallel.cpuMs.simulator), machine: perJob(parallel.cpuMs.machine) },
         roundTripsPerStageJob: {
           postgresQueries: perJob(tripsAfter.postgresQueries - tripsBefore.postgresQueries),
           redisCommands: perJob(tripsAfter.redisCommands - tripsBefore.redisCommands),
+          sandboxQueries: perJob(tripsAfter.sandboxQueries - tripsBefore.sandboxQueries),
           byKind: Object.fromEntries(Object.entries(tripsAfter.byKind)
             .map(([kind, n]) => [kind, perJob(n - (tripsBefore.byKind[kind] ?? 0))] as const)
             .filter(([, n]) => n >= 0.01).sort((a, b) => b[1] - a[1])),
@@ -532,14 +538,14 @@ async function main(): Promise<void> {
         unweightedStages: [...new Set(parallel.jobs.map((j) => j.stage))].filter((stage) => !serial.jobs.some((j) => j.stage === stage)),
       },
       note: [
-        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed on sweeps of ' + WARMUP_ITEMS + ' train items until each has run an r3.rag, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split where the command reports the run created (its plan written and committed), the first stage job\'s start and the last one\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included; their sandbox children only once reaped) and of the LLM simulator during the sweep, per stage job.',
+        'throughput: the whole sweep through the worker processes at their default concurrency (wall time of `sqlsweep run`, plan to leaderboard, workers warmed on sweeps of ' + WARMUP_ITEMS + ' train items until each has run an r3.rag, zero-latency simulator, the simulated models\' catalog limits lifted so that no rate budget binds, LLM stages asked afresh); wallPartsSeconds: the wall time split where the command reports the run created (its plan written and committed), the first stage job\'s start and the last one\'s end (planning includes the command\'s start-up); meanCommitGroup: how many stage jobs shared one commit (insert, dependents lookup, enqueue); cpuMsPerStageJob: CPU time of the Postgres and Redis servers the benchmark uses (not those of other tenants, where their pids are visible here), of the worker processes (work included), of their live sandbox children (SQLite runs; children that exited count in their worker) and of the LLM simulator during the sweep, per stage job; machine: all busy CPU time of the machine meanwhile (every process and the kernel, this benchmark and the sweep command included), so that machine less the named parts is what they leave out.',
         'cost: one worker process serving every queue (llm, sql, retrieval) and running one job at a time in all (SQLSWEEP_MAX_ACTIVE_JOBS=1), each stage job\'s phases timed by the worker, as means per stage kind weighted by the full sweep\'s mix of stage kinds: load (item, inputs), work (the stage itself: simulator call, sandbox SQL, encoding; not overhead), commit (store the output row, enqueue ready dependents, close finished items and runs); plus the sweep\'s planning time per stage job.',
         'overheadRatio (latency, one job at a time) = (serial no-op job + load + commit + plan share) / serial no-op job; overheadRatioToChain divides the same by a no-op job that adds the next job of a chain. floorRatio = (serial no-op job + one durable Postgres insert) / serial no-op job: what storing a result durably costs at the least, one job at a time (postgresRoundTripMs: a prepared SELECT 1 and a prepared insert committed with fsync, each on its own). designFloorRatio = (no-op job that adds the next job + durable insert + SELECT 1) / serial no-op job: the least a stage job can cost one at a time when it stores its result durably, then looks up and enqueues what it made ready, with no work of its own and no time in our code. overheadToDesignFloor = overheadRatio / designFloorRatio: how far a stage job\'s orchestration is above that floor. overheadToResultRowFloor: the same over a floor whose insert stores the stage\'s own result row (postgresRoundTripMs.durableInsertOfResultRow: each result the serial run stored, its output and trace as made, inserted again one at a time with a prepared statement and committed durably into a table shaped as stage_results, means by stage kind weighted as the phases are) instead of a 13-byte document: how far the orchestration is above storing what it must store.',
         'designFloorJobMs: the design floor as one job, timed whole: a BullMQ job that inserts a row committed durably, runs SELECT 1 and adds the next job, 1,000 in a chain one at a time, median of three; backToBack, each job as soon as the one before it completed (the floor\'s parts, which postgresRoundTripMs and noopBullmqMsPerJob.chainAddingNext time each in its own loop, in one job); afterWork, each job first waiting as long as the stage job in the same place of the serial run worked (its work times replayed in the order its jobs ran, left out of the time), as a stage job stores its result after its simulator call or sandbox: servers idle while a stage works and answer its next round trip slower (on this virtual machine, a SELECT 1 after a few idle milliseconds takes several times one sent back to back). overheadToDesignFloorJobAfterWork = (serial no-op job + load + commit + plan share) / designFloorJobMs.afterWork: the stage job against the floor met under the conditions the serial run met it.',
         'storeMsByDurability: the serial run\'s jobs by how their result was committed (durably: an LLM answer paid for here that the response cache could not store; asynchronously: anything else), unweighted. meanCommitStepsMs: the same weighting over the commit\'s steps (store the rows, look up the ready dependents, enqueue them, close finished items and runs); commit also holds the wait for a commit group already under way.',
         'serialRunAsRun: the serial run\'s own clock, unweighted: wallMsPerStageJobLessWork = (last job\'s end - first job\'s start - the jobs\' work) / jobs, everything a stage job cost one at a time beside its work, BullMQ\'s handling included; meanGapBetweenJobsMs: one job\'s end to the next one\'s start, BullMQ\'s handling as it ran there (the ratios take noopBullmqMsPerJob.serial for it), with what a job leaves in flight when it returns (its dependents\' adds, which go to Redis ahead of its completion).',
         'unweightedStages: kinds of the sweep\'s stage jobs that the serial run did not hold (too few --serial-items), left out of the weighted means.',
-        'roundTripsPerStageJob: Postgres queries (each one round trip) and Redis commands (several may share one write in a pipeline) the worker processes sent during the sweep, per stage job: counts, so unlike the times they do not move with the machine\'s load.',
+        'roundTripsPerStageJob: Postgres queries (each one round trip), Redis commands (several may share one write in a pipeline) and sandbox queries (each sent to a sandbox child and run there; memo hits not counted) the worker processes sent during the sweep, per stage job: counts, so unlike the times they do not move with the machine\'s load.',
         'noopBullmqCpuMsPerJob: CPU time of the no-op jobs\' worker (this process) and Redis, per job. cpuMsPerStageJob includes the LLM client\'s response cache (Postgres) and rate budget (Redis), which are the LLM stages\' work.',
       ].join(' '),
       measuredAt: new Date().toISOString(),
