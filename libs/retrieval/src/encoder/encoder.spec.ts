@@ -94,6 +94,32 @@ describe('bundled encoder loaded through onnxruntime-node in a worker thread', (
     expect(cos(a, b)).toBeGreaterThan(cos(a, c));
   });
 
+  it('answers a query or pooled text it encoded recently from its cache, each caller with a copy of its own', async () => {
+    const uncached = await openEncoder({ modelDir, cacheBytes: 0 });
+    try {
+      const texts = ['How many heads of departments are older than 56?', 'List the name of the oldest singer.'];
+      const before = encoder.cacheStats;
+      const first = await encoder.encodeQueries(texts);
+      first[0]!.data.fill(0); // a caller changing its vectors changes nobody else's
+      const again = await encoder.encodeQueries([texts[1]!, texts[0]!, texts[1]!]);
+      expect(encoder.cacheStats).toEqual({ hits: before.hits + 3, misses: before.misses + 2 });
+      const fresh = await uncached.encodeQueries([texts[0]!, texts[1]!]);
+      expect([...again[1]!.data]).toEqual([...fresh[0]!.data]);
+      expect([...again[0]!.data]).toEqual([...fresh[1]!.data]);
+      expect(again[2]!.data).not.toBe(again[0]!.data);
+      expect([...again[2]!.data]).toEqual([...again[0]!.data]);
+      // Pooled vectors are kept apart from query matrices of the same text, and a repeated text is encoded once.
+      const pooled = await encoder.encodePooled([texts[0]!, texts[0]!]);
+      expect(pooled[0]!.length).toBe(128);
+      expect(pooled[1]).not.toBe(pooled[0]);
+      expect([...pooled[1]!]).toEqual([...pooled[0]!]);
+      expect([...(await uncached.encodePooled([texts[0]!]))[0]!]).toEqual([...pooled[0]!]);
+      expect(uncached.cacheStats.hits).toBe(0);
+    } finally {
+      await uncached.close();
+    }
+  });
+
   it('applies a separately shipped projection (projectionFile) before normalising', async () => {
     // A permutation projection: the output must be the base vectors with their coordinates permuted.
     const dir = join(root, 'projected');

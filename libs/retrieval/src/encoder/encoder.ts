@@ -7,6 +7,7 @@ import { WorkerRpc } from '../worker-rpc';
 import { spawnModuleWorker } from '@sqlsweep/config';
 import { ColbertTokenization, type TextRole } from './colbert-tokenization';
 import { readEncoderConfig, type EncoderConfig } from './encoder-config';
+import { EncodingCache } from './encoding-cache';
 import type { EncoderRequest, EncoderResponse, EncoderWorkerData, EncoderWorkerEvent, ExecutionProviderName } from './encoder-protocol';
 
 export interface EncoderLogger {
@@ -24,6 +25,12 @@ export interface OpenEncoderOptions {
   /** 'cuda' is used when onnxruntime can load it, else CPU (logged). Default 'cpu'. */
   executionProvider?: ExecutionProviderName;
   logger?: EncoderLogger;
+  /**
+   * Bytes of recent query matrices and pooled vectors kept by text (default 32 MiB; 0: none). Stages of different
+   * methods encode the same question, and the same masked training questions, again in one worker; document matrices
+   * (index builds, on disk already) are not kept.
+   */
+  cacheBytes?: number;
 }
 
 /** A running encoder: inference happens in its own worker thread; these calls only post messages. */
@@ -37,6 +44,8 @@ export interface Encoder {
   encodeDocuments(texts: string[]): Promise<TokenMatrix[]>;
   /** one L2-normalised vector per text (sentence-similarity use) */
   encodePooled(texts: string[], role?: TextRole): Promise<Float32Array[]>;
+  /** Texts of `encodeQueries` and `encodePooled` calls answered from the cache of recent encodings, and not, so far. */
+  readonly cacheStats: { hits: number; misses: number };
   /** word-piece count without special tokens (the 512-token rule, RAG chunking) */
   countTokens(text: string): number;
   pieces(text: string): string[];
@@ -99,15 +108,36 @@ export async function openEncoder(options: OpenEncoderOptions): Promise<Encoder>
       return { rows, dim: config.dim, data };
     });
   };
+  const cache = new EncodingCache(options.cacheBytes ?? 32 * 1024 * 1024);
+  /** Encodes the texts not in the cache (each once), and keeps them. A closed encoder refuses even what it kept. */
+  const encodeCached = async (role: TextRole, texts: string[], pooled: boolean): Promise<TokenMatrix[]> => {
+    const key = (text: string) => `${role}\u0000${pooled ? 'pooled' : 'tokens'}\u0000${text}`;
+    const found = rpc.isClosed ? [] : texts.map((t) => cache.get(key(t)));
+    const missing = [...new Set(texts.filter((_, i) => !found[i]))];
+    if (missing.length === 0 && texts.length > 0) return found as TokenMatrix[];
+    const fresh = toMatrices(await request(role, missing, pooled));
+    const byText = new Map(missing.map((t, i) => [t, fresh[i]!]));
+    for (const [t, m] of byText) cache.set(key(t), m);
+    // A text asked for twice in one call gets its own copy the second time, as it would from the cache.
+    return texts.map((t, i) => {
+      if (found[i]) return found[i]!;
+      const m = byText.get(t)!;
+      byText.set(t, { ...m, data: m.data.slice() });
+      return m;
+    });
+  };
 
   return {
     config,
     fingerprint,
     dim: config.dim,
     provider: ready.provider,
-    encodeQueries: async (texts) => toMatrices(await request('query', texts, false)),
+    encodeQueries: (texts) => encodeCached('query', texts, false),
     encodeDocuments: async (texts) => toMatrices(await request('document', texts, false)),
-    encodePooled: async (texts, role = 'document') => toMatrices(await request(role, texts, true)).map((m) => m.data),
+    encodePooled: async (texts, role = 'document') => (await encodeCached(role, texts, true)).map((m) => m.data),
+    get cacheStats() {
+      return { hits: cache.hits, misses: cache.misses };
+    },
     countTokens: (text) => tokenization.countTokens(text),
     pieces: (text) => tokenization.pieces(text),
     close: () => rpc.close(),
