@@ -36,16 +36,20 @@ function parentPid(pid: number): number | undefined {
   }
 }
 
+/** The live children of `pids`. */
+function liveChildren(pids: number[]): number[] {
+  const all = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  return all.filter((p) => pids.includes(parentPid(p) ?? -1));
+}
+
 /** A process and its live children: a Postgres postmaster with its backends (exited ones count in its own times). */
 function withChildren(pid: number): number[] {
-  const all = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
-  return [pid, ...all.filter((p) => parentPid(p) === pid)];
+  return [pid, ...liveChildren([pid])];
 }
 
 /** CPU milliseconds of the live children of `pids`: the workers' pooled sandbox processes, which are reaped only at exit. */
 export function childrenCpuMs(pids: number[]): number {
-  const all = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
-  return processCpuMs({ pids: all.filter((p) => pids.includes(parentPid(p) ?? -1)) });
+  return processCpuMs({ pids: liveChildren(pids) });
 }
 
 /** CPU milliseconds this machine spent busy (all of /proc/stat's first line but idle and iowait), every process and the kernel. */

@@ -38,12 +38,21 @@ if (dir && process.argv.some((a) => a.endsWith('apps/worker/src/main.ts'))) {
     return named?.name?.replace(/\.[0-9a-f]+_\d+$/, '') ?? words(named?.text ?? '');
   };
   count(Client.prototype, 'query', 'postgresQueries', statement);
-  // BullMQ's and our scripts go out as evalsha; each is named by the script the connection registered under that SHA.
+  // BullMQ's and our scripts go out as evalsha; each is named by the script the connection registered under that SHA
+  // (a SHA is the script's text, so one name serves every connection).
+  const scriptNames = new Map<unknown, string>();
   count(Redis.prototype, 'sendCommand', 'redisCommands', function (this: unknown, c: unknown) {
     const cmd = c as { name?: string; args?: unknown[] };
     if (cmd?.name !== 'evalsha') return String(cmd?.name ?? '?');
-    const scripts = (this as { scriptsSet?: Record<string, { sha: string }> }).scriptsSet ?? {};
-    return `evalsha ${Object.entries(scripts).find(([, script]) => script.sha === cmd.args?.[0])?.[0] ?? '?'}`;
+    const sha = cmd.args?.[0];
+    let name = scriptNames.get(sha);
+    if (name === undefined) {
+      const scripts = (this as { scriptsSet?: Record<string, { sha: string }> }).scriptsSet ?? {};
+      name = Object.entries(scripts).find(([, script]) => script.sha === sha)?.[0];
+      if (name === undefined) return 'evalsha ?';
+      scriptNames.set(sha, name);
+    }
+    return `evalsha ${name}`;
   });
   // The sandbox pool forks its children through the module's export, so a child forked later is seen here.
   const fork = childProcess.fork;

@@ -388,18 +388,19 @@ async function main(): Promise<void> {
     const startedAt = Date.now();
     const started = performance.now();
     const serversBefore = serverCpuMs(servers);
-    const workersBefore = processCpuMs({ pids: workers.map((w) => w.child.pid!) });
+    const workerPids = workers.map((w) => w.child.pid!);
+    const workersBefore = processCpuMs({ pids: workerPids });
     const simulatorBefore = processCpuMs({ pids: [sim.child.pid!] });
-    const sandboxesBefore = childrenCpuMs(workers.map((w) => w.child.pid!));
+    const sandboxesBefore = childrenCpuMs(workerPids);
     const machineBefore = machineBusyCpuMs();
     const r = await runSweepCommand(['run', config, '--workers', '0', '--no-progress', '--fresh-llm'], env, 1_800_000);
     const wallMs = performance.now() - started;
     const serversAfter = serverCpuMs(servers);
     const cpuMs = {
       postgres: serversAfter.postgres - serversBefore.postgres, redis: serversAfter.redis - serversBefore.redis,
-      workers: processCpuMs({ pids: workers.map((w) => w.child.pid!) }) - workersBefore,
+      workers: processCpuMs({ pids: workerPids }) - workersBefore,
       simulator: processCpuMs({ pids: [sim.child.pid!] }) - simulatorBefore,
-      sandboxes: childrenCpuMs(workers.map((w) => w.child.pid!)) - sandboxesBefore,
+      sandboxes: childrenCpuMs(workerPids) - sandboxesBefore,
       machine: machineBusyCpuMs() - machineBefore,
     };
     if (r.code !== 0) throw new Error(`bench sweep failed:\n${r.stdout}\n${r.stderr}`);
