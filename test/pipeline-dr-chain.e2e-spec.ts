@@ -29,11 +29,12 @@ describe('DR-Chain end to end on minibench dev through real workers and the simu
   afterAll(() => e2e?.stop());
 
   // Counted by hand from the method: offline, 161 simplifications (simplifying variant) and 161 repository entries
-  // per variant; per item, the shared gold, then simplify, skeletons, retrieve, generate, 2 x (feedback, explain,
-  // revise), final, evaluate with simplification (12) and the same less simplify without (11).
+  // per variant, gathered into one training set per variant; per item, the shared gold, then simplify, skeletons,
+  // retrieve, generate, 2 x (feedback, explain, revise), final, evaluate with simplification (12) and the same less
+  // simplify without (11).
   const TRAIN = 161;
   const ITEMS = 6;
-  const expectedJobs = TRAIN + 2 * TRAIN + ITEMS * (1 + 12 + 11);
+  const expectedJobs = TRAIN + 2 * (TRAIN + 1) + ITEMS * (1 + 12 + 11);
   const expectedLlmCalls = TRAIN + ITEMS * ((1 + 1 + 2 + 2) + (1 + 2 + 2));
 
   it('gives every item of both variants a result, with stage traces, demonstrations and revision metrics; a rerun reuses all', async () => {

@@ -64,6 +64,12 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
       expect(rows).toHaveLength(161);
       expect(rows.every((r) => (r.trace as Trace)!.prompt.length === 2)).toBe(true);
     }
+    // Read whole through one training set each: its output lists every training item's key.
+    for (const stage of ['ucs-sql.train-foreign-keys[*]', 'ucs-sql.train-structure[*]']) {
+      const sets = await traced(stage);
+      expect(sets).toHaveLength(1);
+      expect(Object.keys((sets[0].output as { members: Record<string, string> }).members)).toHaveLength(161);
+    }
     const trainStructures = (await traced('ucs-sql.train-structure')).map((r) => r.output as { functions: string[] });
     expect(trainStructures.filter((o) => o.functions.length > 0).length).toBeGreaterThan(150);
 
@@ -97,8 +103,8 @@ describe('UCS-SQL end to end on minibench dev through real workers and the simul
     expect(again.code).toBe(0);
     const secondId = runIdOf(again.stdout);
     const second = await e2e.db.selectFrom('runs').select(['stage_jobs', 'reused_stages', 'status']).where('id', '=', secondId).executeTakeFirstOrThrow();
-    // 805 training extractions (5 stages x 161) + per item: 6 shared target stages, 5 per selection, the draft and
-    // zero-shot's evaluate.
-    expect(second).toEqual({ stage_jobs: 0, reused_stages: 1035, status: 'done' });
+    // 805 training extractions (5 stages x 161) and the 2 training sets SS-QE reads + per item: 6 shared target
+    // stages, 5 per selection, the draft and zero-shot's evaluate.
+    expect(second).toEqual({ stage_jobs: 0, reused_stages: 1037, status: 'done' });
   });
 });

@@ -6,10 +6,15 @@ import {
 import type { DatasetRepository, StageRepository, StoredItem, StoredStageResult } from '@sqlsweep/db';
 import { finalKeys, type AdvanceTimings, type Advancer } from '@sqlsweep/orchestration';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
-import { stageImplementations, type LlmStage, type RetrievalServices, type StageContext, type StageFaults, type StageImplementation, type StageRun } from '@sqlsweep/pipelines';
+import {
+  isTrainSetStage, stageImplementations, trainSetOutput,
+  type LlmStage, type RetrievalServices, type StageContext, type StageFaults, type StageImplementation, type StageRun,
+} from '@sqlsweep/pipelines';
 import type { LlmRequest, LlmResponse } from '@sqlsweep/llm';
 import { GroupCommit } from './group-commit';
 import { assertPlannedFault } from './planned-fault';
+import { ResultCache } from './result-cache';
+import { stageInputs, type Stored } from './stage-inputs';
 import { WorkerDataset } from './stage-services';
 import { DelayedError, priorities, Worker, UnrecoverableError, type Job, type QueueClient } from '@sqlsweep/queue';
 import type { SandboxPool } from '@sqlsweep/sql-sandbox';
@@ -30,6 +35,8 @@ export interface StageRunnerDeps {
   pausedRecheckMs?: number;
   /** Test-only fault switches of this worker (SQLSWEEP_TEST_FAULT_*); absent in production. */
   faults?: StageFaults;
+  /** How many bytes (as stored) of the stage outputs it read this worker keeps at most (default 64 MiB; 0: none; see ResultCache). */
+  resultCacheBytes?: number;
 }
 
 interface LoadedDatabase { schema: DatabaseSchema; dbPath: string }
@@ -71,24 +78,33 @@ export class StageRunner {
   private readonly replicasSeen = new Map<string, { path: string; at: number }>();
   private readonly versions = new Map<string, Promise<{ semantics: 'spider' | 'bird'; contentHash: string; dataset: WorkerDataset }>>();
 
+  private readonly results: ResultCache;
   private readonly reads = new GroupCommit<string[], Map<string, Stored>>(async (keyLists) => {
     const found = await this.deps.stages.getResults([...new Set(keyLists.flat())]);
+    for (const [key, r] of found) this.results.set(key, r.output, r.storedBytes);
     return keyLists.map(() => found);
   });
   private readonly paidCommits = new GroupCommit<Commit, CommitOutcome>((batch) => this.commitBatch(batch, true));
   private readonly cheapCommits = new GroupCommit<Commit, CommitOutcome>((batch) => this.commitBatch(batch, false));
 
-  constructor(private readonly deps: StageRunnerDeps) {}
+  constructor(private readonly deps: StageRunnerDeps) {
+    this.results = new ResultCache(deps.resultCacheBytes ?? 64 * 1024 * 1024);
+  }
 
   async run(p: StageJobPayload, job: Job, token?: string): Promise<void> {
     const clock = new PhaseClock();
-    // A stage whose inputs came with its job, or that has none, skips the existence check: only a retry finds its
-    // result stored, and recomputing it then is cheap (an LLM stage's answer comes from the response cache) and
-    // stores nothing twice.
+    // A stage whose inputs came with its job or are cached here, or that has none, skips the existence check: only a
+    // retry finds its result stored, and recomputing it then is cheap (an LLM stage's answer comes from the response
+    // cache) and stores nothing twice. A training set reads none of its inputs: it lists their keys.
     const inputKeys = Object.values(p.inputs);
-    const stored = carriedInputs(p) ?? (inputKeys.length ? await this.reads.submit([p.stageKey, ...inputKeys]) : new Map<string, Stored>());
+    const stored = isTrainSetStage(p.stage) || inputKeys.length === 0 ? new Map<string, Stored>()
+      : carriedInputs(p) ?? this.cachedResults(inputKeys) ?? await this.reads.submit([p.stageKey, ...inputKeys]);
     let done: { run: StageRun; paid: boolean } | undefined;
-    if (!stored.has(p.stageKey)) {
+    if (isTrainSetStage(p.stage)) {
+      clock.lap('load');
+      done = { run: { output: trainSetOutput(p.inputs), latencyMs: 0 }, paid: false };
+      clock.lap('work');
+    } else if (!stored.has(p.stageKey)) {
       const impl = this.implementation(p);
       const ctx = await this.context(p, job, stored);
       clock.lap('load');
@@ -197,18 +213,17 @@ export class StageRunner {
     return batch.map((c) => ({ inserted: !!c.run && written.delete(c.p.stageKey), batch: batch.length, durable, commitMs }));
   }
 
-  /** The stage's context: its item, database replica and input outputs (`stored` when already at hand), from Postgres. */
+  /**
+   * The stage's context: its item, database replica and input outputs (`stored` when already at hand), from this
+   * worker's cache or Postgres. A training set read as `input` becomes one `input/<trainItemId>` entry per member.
+   */
   async context(p: StageJobPayload, job: Job, stored?: Map<string, Stored>): Promise<StageContext> {
     const item = await this.item(p.datasetVersionId, p.itemId);
     const db = await this.database(p.datasetVersionId, item.dbId);
-    const inputKeys = Object.entries(p.inputs);
-    stored ??= carriedInputs(p) ?? await this.reads.submit(inputKeys.map(([, k]) => k));
-    const inputs: Record<string, unknown> = {};
-    for (const [name, key] of inputKeys) {
-      const r = stored.get(key);
-      if (!r) throw await this.missingInput(p, name, key);
-      inputs[name] = r.output;
-    }
+    stored ??= await this.readResults(p, Object.values(p.inputs));
+    const read = await stageInputs(p.inputs, stored, (keys) => this.readResults(p, keys));
+    if ('missing' in read) throw await this.missingInput(p, read.missing.name, read.missing.key);
+    const { inputs } = read;
     assertPlannedFault(p, this.deps.faults);
     const version = await this.version(p.datasetVersionId);
     const ctx: StageContext = {
@@ -220,6 +235,36 @@ export class StageRunner {
       },
     };
     return ctx;
+  }
+
+  /** The results stored under `keys`: those that came with the job, else from the cache and Postgres. */
+  private async readResults(p: StageJobPayload, keys: string[]): Promise<Map<string, Stored>> {
+    const carried = p.inputOutputs;
+    const found = new Map<string, Stored>();
+    const missing: string[] = [];
+    for (const key of keys) {
+      const r = carried && key in carried ? { output: carried[key] } : this.results.get(key);
+      if (r) found.set(key, r);
+      else missing.push(key);
+    }
+    if (missing.length === 0) return found;
+    const read = await this.reads.submit(missing);
+    for (const key of missing) {
+      const r = read.get(key);
+      if (r) found.set(key, r);
+    }
+    return found;
+  }
+
+  /** The results stored under `keys` when this worker has them all cached; undefined otherwise. */
+  private cachedResults(keys: string[]): Map<string, Stored> | undefined {
+    const found = new Map<string, Stored>();
+    for (const key of keys) {
+      const r = this.results.get(key);
+      if (!r) return undefined;
+      found.set(key, r);
+    }
+    return found;
   }
 
   /**
@@ -328,9 +373,6 @@ class PhaseClock {
     this.last = now;
   }
 }
-
-/** A result as a stage reads it: its output. */
-type Stored = Pick<StoredStageResult, 'output'>;
 
 /** The outputs of all of a stage's inputs when they came with its job, by key; undefined when any did not. */
 function carriedInputs(p: StageJobPayload): Map<string, Stored> | undefined {

@@ -106,6 +106,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       sandbox: this.sandbox, sqlDeadlineMs: env.SQLSWEEP_SQL_DEADLINE_MS,
       replicas: new ReplicaMaterializer({ dataDir: env.SQLSWEEP_DATA_DIR, store: files }),
       log: (obj, msg) => this.log.info(obj, msg),
+      resultCacheBytes: env.SQLSWEEP_RESULT_CACHE_MB * 1024 * 1024,
       ...(faultWarning ? { faults } : {}),
     });
     const llmSlots = env.SQLSWEEP_LLM_CONCURRENCY === 'auto' ? (llmConcurrency?.concurrency ?? AUTO_MIN_LLM_CONCURRENCY) : env.SQLSWEEP_LLM_CONCURRENCY;

@@ -97,6 +97,11 @@ export const workerEnvSchema = commonEnvSchema.extend({
    */
   SQLSWEEP_MAX_ACTIVE_JOBS: intFromString(1).optional(),
   SQLSWEEP_SANDBOX_SIZE: intFromString(1).optional(),
+  /**
+   * How many MiB of the stage outputs it has read a worker process keeps, as stored (least recently read dropped
+   * first): the stages that read a whole training set read the same outputs for every item. 0 caches nothing.
+   */
+  SQLSWEEP_RESULT_CACHE_MB: intFromString(0).default(64),
   SQLSWEEP_SQL_DEADLINE_MS: intFromString(100).default(30_000),
   /**
    * How long a worker reuses a VES timing (the same SQL timed on the same replica with the same repeats) instead of

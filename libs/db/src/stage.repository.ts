@@ -12,7 +12,8 @@ export interface StageResultInput {
    */
   reused?: boolean;
 }
-export interface StoredStageResult { stageKey: string; stage: string; output: unknown; simulated: boolean; inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number }
+/** A stored result; `storedBytes`: the size of its output as stored (compressed where Postgres compressed it). */
+export interface StoredStageResult { stageKey: string; stage: string; output: unknown; simulated: boolean; inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number; storedBytes: number }
 
 export class StageRepository {
   constructor(private readonly db: Db) {}
@@ -77,7 +78,7 @@ export class StageRepository {
     if (keys.length === 0) return new Map();
     const rows = await executePrepared(this.db, 'stage-results-by-key', sql<StoredStageResult>`
       SELECT stage_key AS "stageKey", stage, output, simulated, input_tokens AS "inputTokens", output_tokens AS "outputTokens",
-        cost_usd AS "costUsd", latency_ms AS "latencyMs"
+        cost_usd AS "costUsd", latency_ms AS "latencyMs", pg_column_size(output) AS "storedBytes"
       FROM stage_results WHERE stage_key = ANY(${keys}::text[])`.compile(this.db));
     return new Map(rows.map((r) => [r.stageKey, r]));
   }

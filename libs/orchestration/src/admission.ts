@@ -1,5 +1,5 @@
 import { countVariants, expandEntryVariants, SweepConfigError, type SweepConfig } from '@sqlsweep/contracts';
-import { pipelines } from '@sqlsweep/pipelines';
+import { pipelines, trainSetStages } from '@sqlsweep/pipelines';
 
 /**
  * The largest sweep the planner takes on. A plan streams (its memory does not grow with it), but its time does: per
@@ -39,8 +39,8 @@ export function admitVariants(config: SweepConfig, source: string, budget: Admis
 
 /**
  * Refuses a sweep of more stage jobs than the budget, from the variants' stage graphs and the item counts: one job
- * per (variant, evaluated item, item stage) and per (variant, train item, train-items stage), the rows a plan holds
- * before identical stages are shared. Expands variants (at most `maxVariants` of them, admitted first) but no items.
+ * per (variant, evaluated item, item stage), per (variant, train item, train-items stage) and per (variant, training
+ * set), the rows a plan holds before identical stages are shared. Expands variants (at most `maxVariants` of them, admitted first) but no items.
  */
 export function admitStageJobs(config: SweepConfig, source: string, counts: { items: number; trainItems: number }, budget: AdmissionBudget): number {
   const entries = config.pipelines.map((entry, index) => {
@@ -53,7 +53,7 @@ export function admitStageJobs(config: SweepConfig, source: string, counts: { it
       const graph = pipelines[variant.pipeline].graph(variant);
       const train = graph.filter((node) => node.scope === 'train-items').length;
       const item = graph.length - train;
-      jobs += item * counts.items + train * counts.trainItems;
+      jobs += item * counts.items + train * counts.trainItems + (counts.trainItems > 0 ? trainSetStages(graph).length : 0);
       variants += 1;
       fewest = Math.min(fewest, item);
       most = Math.max(most, item);

@@ -1,5 +1,6 @@
 export * from './pipeline';
 export * from './stage-keys';
+export * from './train-sets';
 export * from './corpus-dir';
 export * from './file-knobs';
 export * from './stage-context';

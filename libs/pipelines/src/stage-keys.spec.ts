@@ -1,6 +1,7 @@
 import { contentHash, expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
 import { pipelines } from './registry';
 import { keyItemStages, VariantKeyer } from './stage-keys';
+import { TRAIN_SET_ITEM, trainSetOutput } from './train-sets';
 
 const [variant] = expandVariants(parseSweepConfig('name: t\ndataset: minibench\nmodels: [sim-strong]\npipelines:\n  - pipeline: ucs-sql\n', 't.yaml'));
 const ctx = { datasetVersion: 'v1', trainItemIds: ['train-1', 'train-2', 'train-3'] };
@@ -8,23 +9,50 @@ const ctx = { datasetVersion: 'v1', trainItemIds: ['train-1', 'train-2', 'train-
 describe('VariantKeyer', () => {
   const keyer = new VariantKeyer(pipelines['ucs-sql'], variant, ctx);
 
-  it('keys the train-items stages once per training item, whatever item is evaluated', () => {
+  it('keys the train-items stages once per training item, and one training set per train-items stage read whole', () => {
     const train = keyer.trainItemStages();
-    expect(new Set(train.map((s) => s.itemId))).toEqual(new Set(ctx.trainItemIds));
+    const sets = train.filter((s) => s.itemId === TRAIN_SET_ITEM);
+    expect(new Set(train.filter((s) => !sets.includes(s)).map((s) => s.itemId))).toEqual(new Set(ctx.trainItemIds));
     expect(train.map((s) => s.stage)).toContain('ucs-sql.train-question');
+    expect(sets.map((s) => s.stage).sort()).toEqual(['ucs-sql.train-foreign-keys[*]', 'ucs-sql.train-structure[*]']);
     expect(new Set(train.map((s) => s.key)).size).toBe(train.length);
+    // A set lists its members by training item and is keyed by them: members that change make another set.
+    const members = train.filter((s) => s.stage === 'ucs-sql.train-foreign-keys');
+    const set = sets.find((s) => s.stage === 'ucs-sql.train-foreign-keys[*]')!;
+    expect(set.inputs).toEqual(Object.fromEntries(members.map((s) => [s.itemId, s.key])));
+    expect(set.key).toBe(contentHash({ stage: set.stage, output: trainSetOutput(set.inputs), dataset: 'v1' }));
+    const otherTrain = new VariantKeyer(pipelines['ucs-sql'], variant, { ...ctx, trainItemIds: ctx.trainItemIds!.slice(1) });
+    expect(otherTrain.trainItemStages().find((s) => s.stage === set.stage)!.key).not.toBe(set.key);
   });
 
-  it('keys each evaluated item without its train-items instances, reading all of them through `stage[*]`', () => {
+  it('keys each evaluated item without its train-items instances, reading each training set through its one key', () => {
     const [a, b] = [keyer.itemStages('dev-1'), keyer.itemStages('dev-2')];
     expect(a.every((s) => s.itemId === 'dev-1')).toBe(true);
     expect(a.map((s) => s.stage)).toEqual(b.map((s) => s.stage));
     expect(a.filter((s, i) => s.key === b[i].key)).toEqual([]); // every stage of an item reads its item
     const candidates = a.find((s) => s.stage === 'ucs-sql.shot-candidates')!;
     // The content profile of a training question is its foreign-key step's output (content identifiers + join keys).
-    const trainContent = keyer.trainItemStages().filter((s) => s.stage === 'ucs-sql.train-foreign-keys');
-    expect(Object.entries(candidates.inputs).filter(([name]) => name.startsWith('trainContent/')).map(([, key]) => key).sort())
-      .toEqual(trainContent.map((s) => s.key).sort());
+    const trainContent = keyer.trainItemStages().find((s) => s.stage === 'ucs-sql.train-foreign-keys[*]')!;
+    expect(candidates.inputs['trainContent[*]']).toBe(trainContent.key);
+    expect(Object.keys(candidates.inputs).filter((name) => name.includes('/'))).toEqual([]);
+  });
+
+  it('keys a stage reading a training set by every member, as before sets were planned', () => {
+    const candidates = keyer.itemStages('dev-1').find((s) => s.stage === 'ucs-sql.shot-candidates')!;
+    const train = keyer.trainItemStages();
+    const byItem = (stage: string, as: string) => Object.fromEntries(train.filter((s) => s.stage === stage).map((s) => [`${as}/${s.itemId}`, s.key]));
+    const inputs = {
+      content: candidates.inputs.content, structure: candidates.inputs.structure,
+      ...byItem('ucs-sql.train-foreign-keys', 'trainContent'), ...byItem('ucs-sql.train-structure', 'trainStructure'),
+    };
+    expect(candidates.key).toBe(contentHash({ stage: candidates.stage, version: 1, template: null, params: candidates.params, inputs, dataset: 'v1', item: 'dev-1' }));
+  });
+
+  it('plans no training set, and lists none, when the dataset has no training items', () => {
+    const none = new VariantKeyer(pipelines['ucs-sql'], variant, { ...ctx, trainItemIds: [] });
+    expect(none.trainItemStages()).toEqual([]);
+    const candidates = none.itemStages('dev-1').find((s) => s.stage === 'ucs-sql.shot-candidates')!;
+    expect(Object.keys(candidates.inputs).some((name) => name.endsWith('[*]'))).toBe(false);
   });
 
   it('gives a stage at plan time every parameter its key depends on: its own and those upstream, nothing else', () => {

@@ -1,15 +1,19 @@
 import { contentHash, type StageRole, type VariantSpec } from '@sqlsweep/contracts';
 import { variantScalars, type PipelineDefinition, type StageNode } from './pipeline';
 import { faultOfStage, TEST_FAULT_PARAM, type StageFaults } from './test-faults';
+import { TRAIN_SET_ITEM, trainItemInputName, trainSetInputName, trainSetOutput, trainSetStageName, trainSetStages } from './train-sets';
 
 export interface KeyedStage {
   stage: string;
-  /** The item this instance computes: the evaluated item, or a training item for train-items stages. */
+  /**
+   * The item this instance computes: the evaluated item, a training item for train-items stages, or TRAIN_SET_ITEM
+   * for training-set stages (train-sets.ts).
+   */
   itemId: string;
   role: StageRole;
   key: string;
   params: Record<string, string | number | boolean>;
-  /** input name -> stage key */
+  /** input name -> stage key, as the plan lists them: a training set read as `input` is one entry, `input[*]`. */
   inputs: Record<string, string>;
   final: boolean;
 }
@@ -30,8 +34,9 @@ export interface KeyingContext {
 /**
  * Keys the stages of one variant by content: stage name and version, template hash, the parameters it reads, the
  * keys of its inputs, the dataset version and the item. Equal keys mean equal outputs, so any two variants, sweeps
- * or nights that share a stage share its result. The graph and its train-items stages (the same for every
- * evaluated item) are keyed once, when the keyer is made.
+ * or nights that share a stage share its result. The graph, its train-items stages and the training sets read from
+ * them (the same for every evaluated item) are keyed once, when the keyer is made. A stage reading a training set
+ * is keyed by the set's members (every training item's key), and lists the set's key as its input (train-sets.ts).
  */
 export class VariantKeyer {
   private readonly graph: StageNode[];
@@ -39,6 +44,8 @@ export class VariantKeyer {
   /** Train-items stages: node -> its instances; and stage -> train item id -> key, for `stage[*]` inputs. */
   private readonly trainStages = new Map<StageNode, KeyedStage[]>();
   private readonly trainKeys = new Map<string, Map<string, string>>();
+  /** Training-set stages by the train-items stage they gather (`X` of an `X[*]` input). */
+  private readonly trainSets = new Map<string, KeyedStage>();
   /** Stage -> the parameters its key depends on: its own and, through its inputs, those of every stage upstream. */
   private readonly upstreamParams = new Map<string, Record<string, string | number | boolean>>();
 
@@ -61,11 +68,16 @@ export class VariantKeyer {
       this.trainStages.set(node, instances);
       this.trainKeys.set(node.stage, perItem);
     }
+    // No training items: no set either, and its readers list nothing for it (an empty map).
+    if (ctx.trainItemIds?.length) for (const set of trainSetStages(this.graph)) this.trainSets.set(set.slice(0, -3), this.keyTrainSet(set.slice(0, -3)));
   }
 
-  /** The train-items stage instances: one per (train-items stage, training item), shared by every evaluated item. */
+  /**
+   * The train-items stage instances, one per (train-items stage, training item), then the training sets gathering
+   * them, one per train-items stage some stage reads as a whole: all shared by every evaluated item.
+   */
   trainItemStages(): KeyedStage[] {
-    return [...this.trainStages.values()].flat();
+    return [...[...this.trainStages.values()].flat(), ...this.trainSets.values()];
   }
 
   /**
@@ -102,27 +114,44 @@ export class VariantKeyer {
     }));
   }
 
+  /** The training set of train-items stage `source`: its members are the source's instances. */
+  private keyTrainSet(source: string): KeyedStage {
+    const perItem = this.trainKeys.get(source);
+    const reader = this.graph.find((node) => Object.values(node.inputs).includes(trainSetStageName(source)))!;
+    if (!perItem) throw new Error(`stage ${reader.stage} reads ${source}[*], but ${source} is not an earlier train-items stage`);
+    const stage = trainSetStageName(source);
+    const inputs = Object.fromEntries(perItem);
+    const key = contentHash({ stage, output: trainSetOutput(inputs), dataset: this.ctx.datasetVersion });
+    return { stage, itemId: TRAIN_SET_ITEM, role: 'retrieval', key, params: {}, inputs, final: false };
+  }
+
   private keyOne(node: StageNode, itemId: string, own: Map<string, string>): KeyedStage {
     const fault = faultOfStage(node.stage, this.ctx.faults);
     const params = { ...this.paramsOf(node), ...(fault === undefined ? {} : { [TEST_FAULT_PARAM]: fault }) };
-    const inputs: Record<string, string> = {};
+    // `keyed`: every input key, a training set's members one by one, as the key has always been made; `listed`: what
+    // the plan row lists, a training set as its one key.
+    const keyed: Record<string, string> = {};
+    const listed: Record<string, string> = {};
     for (const [as, ref] of Object.entries(node.inputs)) {
       const all = /^(.+)\[\*\]$/.exec(ref);
       if (all) {
         const perItem = this.trainKeys.get(all[1]);
         if (!perItem) throw new Error(`stage ${node.stage} reads ${ref}, but ${all[1]} is not an earlier train-items stage`);
-        for (const [trainId, key] of perItem) inputs[`${as}/${trainId}`] = key;
+        for (const [trainId, key] of perItem) keyed[trainItemInputName(as, trainId)] = key;
+        const set = this.trainSets.get(all[1]);
+        if (set) listed[trainSetInputName(as)] = set.key;
       } else {
         const key = own.get(ref);
         if (!key) throw new Error(`stage ${node.stage} reads ${ref}, which is not earlier in the graph (in its scope)`);
-        inputs[as] = key;
+        keyed[as] = key;
+        listed[as] = key;
       }
     }
     const key = contentHash({
-      stage: node.stage, version: node.version, template: node.template?.hash ?? null, params, inputs,
+      stage: node.stage, version: node.version, template: node.template?.hash ?? null, params, inputs: keyed,
       dataset: this.ctx.datasetVersion, item: itemId,
     });
-    return { stage: node.stage, itemId, role: node.role, key, params, inputs, final: node.final ?? false };
+    return { stage: node.stage, itemId, role: node.role, key, params, inputs: listed, final: node.final ?? false };
   }
 }
 

@@ -1,5 +1,5 @@
 import { expandVariants, parseSweepConfig } from '@sqlsweep/contracts';
-import { pipelines, VariantKeyer } from '@sqlsweep/pipelines';
+import { pipelines, TRAIN_SET_ITEM, VariantKeyer } from '@sqlsweep/pipelines';
 import { stageChunks, stageKindOrder } from './stage-chunks';
 
 describe('stageChunks', () => {
@@ -27,7 +27,7 @@ describe('stageChunks', () => {
   it('lists the train-items stages first, then item by item every variant', () => {
     const listed = [...stageChunks(keyed, items, 5)].flat().map(({ stage: s }) => s);
     const firstItemStage = listed.findIndex((s) => items.includes(s.itemId));
-    expect(listed.slice(0, firstItemStage).every((s) => ['t1', 't2'].includes(s.itemId))).toBe(true);
+    expect(listed.slice(0, firstItemStage).every((s) => ['t1', 't2', TRAIN_SET_ITEM].includes(s.itemId))).toBe(true);
     expect(firstItemStage).toBeGreaterThan(0);
     const itemOrder = listed.slice(firstItemStage).map((s) => s.itemId);
     expect(itemOrder).toEqual([...itemOrder].sort());

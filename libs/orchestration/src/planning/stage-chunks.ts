@@ -1,12 +1,12 @@
 import type { PlannedStage } from '@sqlsweep/db';
-import type { KeyedStage, VariantKeyer } from '@sqlsweep/pipelines';
+import { trainSetStages, type KeyedStage, type VariantKeyer } from '@sqlsweep/pipelines';
 
 /** A planned stage and the keyer of its variant (what its estimate reads: `planTimeParams`). */
 export interface ChunkStage { stage: PlannedStage; keyer: VariantKeyer }
 
 /**
- * The plan's stages, keyed, in chunks of at most `chunkSize`: first every variant's train-items stages (variant by
- * variant), then item by item every variant's graph for that item. Item-major, so that the variants of one item,
+ * The plan's stages, keyed, in chunks of at most `chunkSize`: first every variant's train-items stages and training
+ * sets (variant by variant), then item by item every variant's graph for that item. Item-major, so that the variants of one item,
  * whose LLM stages often render the same prompt (they differ in temperature or model only), come together and their
  * estimates can be shared without remembering a prompt per item. Memory holds one chunk and the variants' keyers,
  * however many items the sweep has.
@@ -39,12 +39,16 @@ export function* stageChunks<V extends { id: string }>(
 
 /**
  * The stage kinds of a plan in the order they first appear when the plan is listed variant by variant (its
- * train-items stages, then its item stages, each in graph order): the order `byStage` reports them in.
+ * train-items stages, the training sets read from them, then its item stages, each in graph order): the order
+ * `byStage` reports them in.
  */
-export function stageKindOrder(graphs: ReadonlyArray<ReadonlyArray<{ stage: string; scope?: string }>>, hasTrainItems: boolean): string[] {
+export function stageKindOrder(graphs: ReadonlyArray<ReadonlyArray<{ stage: string; scope?: string; inputs: Record<string, string> }>>, hasTrainItems: boolean): string[] {
   const order = new Set<string>();
   for (const graph of graphs) {
-    if (hasTrainItems) for (const node of graph) if (node.scope === 'train-items') order.add(node.stage);
+    if (hasTrainItems) {
+      for (const node of graph) if (node.scope === 'train-items') order.add(node.stage);
+      for (const set of trainSetStages(graph)) order.add(set);
+    }
     for (const node of graph) if (node.scope !== 'train-items') order.add(node.stage);
   }
   return [...order];

@@ -1,0 +1,39 @@
+/**
+ * Training sets as stages. A stage that reads a train-items stage for every training item (`trainItemsOf`, wired as
+ * `X[*]`) does not list the training items' keys itself: one training-set stage per (variant, X), named `X[*]`,
+ * lists them and stores which key each training item's result has. The stage reading it lists the set's key alone.
+ * Without it, every (variant, item) of such a stage planned hundreds of keys (on BIRD, 9,428 per training set), and
+ * every training result stored made the dependents lookup visit one row per evaluated item of each variant reading it.
+ *
+ * Keys are unchanged by this: a reading stage is keyed by its training items' keys as before (`VariantKeyer`); only
+ * what its plan row lists differs. The worker expands a set input back into `<input>/<trainItemId>` entries, so the
+ * stage's code reads the same map.
+ */
+
+/** Where a training-set stage sits in the plan: it is no item's, and PlannedStage rows need an item id. */
+export const TRAIN_SET_ITEM = '*';
+
+/** The training-set stage gathering train-items stage `source` (the `X[*]` a graph wires). */
+export const trainSetStageName = (source: string) => `${source}[*]`;
+
+export const isTrainSetStage = (stage: string) => stage.endsWith('[*]');
+
+/** The training-set stages a graph plans (given training items): one per train-items stage some node reads whole. */
+export function trainSetStages(graph: ReadonlyArray<{ inputs: Readonly<Record<string, string>> }>): string[] {
+  return [...new Set(graph.flatMap((node) => Object.values(node.inputs).filter(isTrainSetStage)))];
+}
+
+/** What a training-set stage stores: each training item's result key, by training item id. */
+export interface TrainSetOutput { members: Record<string, string> }
+
+/** The output of a training-set stage whose inputs (training item id -> key) are `inputs`: no result is read. */
+export function trainSetOutput(inputs: Readonly<Record<string, string>>): TrainSetOutput {
+  return { members: { ...inputs } };
+}
+
+/** A plan row's input name for a training set read as `input`, and back. */
+export const trainSetInputName = (input: string) => `${input}[*]`;
+export const trainSetInputOf = (name: string): string | undefined => (name.endsWith('[*]') ? name.slice(0, -3) : undefined);
+
+/** The name a stage's context gives the result of training item `trainItemId` of a set read as `input`. */
+export const trainItemInputName = (input: string, trainItemId: string) => `${input}/${trainItemId}`;
