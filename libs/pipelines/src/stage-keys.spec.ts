@@ -37,15 +37,11 @@ describe('VariantKeyer', () => {
     expect(Object.keys(candidates.inputs).filter((name) => name.includes('/'))).toEqual([]);
   });
 
-  it('keys a stage reading a training set by every member, as before sets were planned', () => {
+  it('keys a stage reading a training set by the set\'s key, so by every member', () => {
     const candidates = keyer.itemStages('dev-1').find((s) => s.stage === 'ucs-sql.shot-candidates')!;
-    const train = keyer.trainItemStages();
-    const byItem = (stage: string, as: string) => Object.fromEntries(train.filter((s) => s.stage === stage).map((s) => [`${as}/${s.itemId}`, s.key]));
-    const inputs = {
-      content: candidates.inputs.content, structure: candidates.inputs.structure,
-      ...byItem('ucs-sql.train-foreign-keys', 'trainContent'), ...byItem('ucs-sql.train-structure', 'trainStructure'),
-    };
-    expect(candidates.key).toBe(contentHash({ stage: candidates.stage, version: 1, template: null, params: candidates.params, inputs, dataset: 'v1', item: 'dev-1' }));
+    expect(candidates.key).toBe(contentHash({ stage: candidates.stage, version: 1, template: null, params: candidates.params, inputs: candidates.inputs, dataset: 'v1', item: 'dev-1' }));
+    const fewer = new VariantKeyer(pipelines['ucs-sql'], variant, { ...ctx, trainItemIds: ctx.trainItemIds!.slice(1) });
+    expect(fewer.itemStages('dev-1').find((s) => s.stage === 'ucs-sql.shot-candidates')!.key).not.toBe(candidates.key);
   });
 
   it('plans no training set, and lists none, when the dataset has no training items', () => {

@@ -1,7 +1,7 @@
 import { contentHash, type StageRole, type VariantSpec } from '@sqlsweep/contracts';
 import { variantScalars, type PipelineDefinition, type StageNode } from './pipeline';
 import { faultOfStage, TEST_FAULT_PARAM, type StageFaults } from './test-faults';
-import { TRAIN_SET_ITEM, trainItemInputName, trainSetInputName, trainSetOutput, trainSetStageName, trainSetStages } from './train-sets';
+import { TRAIN_SET_ITEM, trainSetInputName, trainSetOutput, trainSetStageName, trainSetStages } from './train-sets';
 
 export interface KeyedStage {
   stage: string;
@@ -36,7 +36,7 @@ export interface KeyingContext {
  * keys of its inputs, the dataset version and the item. Equal keys mean equal outputs, so any two variants, sweeps
  * or nights that share a stage share its result. The graph, its train-items stages and the training sets read from
  * them (the same for every evaluated item) are keyed once, when the keyer is made. A stage reading a training set
- * is keyed by the set's members (every training item's key), and lists the set's key as its input (train-sets.ts).
+ * reads it through the set's key, which hashes every member's (train-sets.ts).
  */
 export class VariantKeyer {
   private readonly graph: StageNode[];
@@ -128,30 +128,24 @@ export class VariantKeyer {
   private keyOne(node: StageNode, itemId: string, own: Map<string, string>): KeyedStage {
     const fault = faultOfStage(node.stage, this.ctx.faults);
     const params = { ...this.paramsOf(node), ...(fault === undefined ? {} : { [TEST_FAULT_PARAM]: fault }) };
-    // `keyed`: every input key, a training set's members one by one, as the key has always been made; `listed`: what
-    // the plan row lists, a training set as its one key.
-    const keyed: Record<string, string> = {};
-    const listed: Record<string, string> = {};
+    const inputs: Record<string, string> = {};
     for (const [as, ref] of Object.entries(node.inputs)) {
       const all = /^(.+)\[\*\]$/.exec(ref);
       if (all) {
-        const perItem = this.trainKeys.get(all[1]);
-        if (!perItem) throw new Error(`stage ${node.stage} reads ${ref}, but ${all[1]} is not an earlier train-items stage`);
-        for (const [trainId, key] of perItem) keyed[trainItemInputName(as, trainId)] = key;
+        if (!this.trainKeys.has(all[1])) throw new Error(`stage ${node.stage} reads ${ref}, but ${all[1]} is not an earlier train-items stage`);
         const set = this.trainSets.get(all[1]);
-        if (set) listed[trainSetInputName(as)] = set.key;
+        if (set) inputs[trainSetInputName(as)] = set.key;
       } else {
         const key = own.get(ref);
         if (!key) throw new Error(`stage ${node.stage} reads ${ref}, which is not earlier in the graph (in its scope)`);
-        keyed[as] = key;
-        listed[as] = key;
+        inputs[as] = key;
       }
     }
     const key = contentHash({
-      stage: node.stage, version: node.version, template: node.template?.hash ?? null, params, inputs: keyed,
+      stage: node.stage, version: node.version, template: node.template?.hash ?? null, params, inputs,
       dataset: this.ctx.datasetVersion, item: itemId,
     });
-    return { stage: node.stage, itemId, role: node.role, key, params, inputs: listed, final: node.final ?? false };
+    return { stage: node.stage, itemId, role: node.role, key, params, inputs, final: node.final ?? false };
   }
 }
 

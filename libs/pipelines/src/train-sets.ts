@@ -5,9 +5,11 @@
  * Without it, every (variant, item) of such a stage planned hundreds of keys (on BIRD, 9,428 per training set), and
  * every training result stored made the dependents lookup visit one row per evaluated item of each variant reading it.
  *
- * Keys are unchanged by this: a reading stage is keyed by its training items' keys as before (`VariantKeyer`); only
- * what its plan row lists differs. The worker expands a set input back into `<input>/<trainItemId>` entries, so the
- * stage's code reads the same map.
+ * A reading stage is keyed by the set's key, as by any input's: the set's key hashes its members, so members that
+ * differ make another set and other readers. Keying each reader by every member instead, as before sets, hashed the
+ * whole training set again for every (variant, item): about 10 ms per UCS-SQL shot-candidates stage on 5,000
+ * training items. The worker expands a set input back into `<input>/<trainItemId>` entries, so the stage's code
+ * reads the same map.
  */
 
 /** Where a training-set stage sits in the plan: it is no item's, and PlannedStage rows need an item id. */
