@@ -113,7 +113,7 @@ export async function runDetail(repo: ReportRepository, run: RunListRow): Promis
   const stagesSettled = rates.stages.reduce((n, s) => n + s.done + s.failed, 0);
   return {
     run: runSummaryDto(run), progress, itemsDone: p.itemsDone, itemsPlanned, costSoFarUsd: p.costUsd,
-    etaSeconds: run.status === 'running' ? etaFromRates(rates.stages, (rates.now.getTime() - rates.windowStart.getTime()) / 1000) : null,
+    etaSeconds: run.status === 'running' ? etaFromRates(rates.stages, rates.completedInWindow, (rates.now.getTime() - rates.windowStart.getTime()) / 1000) : null,
     stagesPlanned, stagesSettled,
     partial: run.status === 'running' || p.itemsDone < itemsPlanned,
     leaderboard: board,
@@ -127,10 +127,9 @@ export async function runDetail(repo: ReportRepository, run: RunListRow): Promis
  * a burst after an orchestrator restart) does not make the whole run look slow. Null when nothing was completed in
  * the window while work is left; 0 when nothing is left.
  */
-export function etaFromRates(stages: Array<Pick<StageRateRow, 'planned' | 'done' | 'failed' | 'inWindow'>>, windowS: number): number | null {
+export function etaFromRates(stages: Array<Pick<StageRateRow, 'planned' | 'done' | 'failed'>>, completed: number, windowS: number): number | null {
   const left = stages.reduce((n, s) => n + Math.max(0, s.planned - s.done - s.failed), 0);
   if (left === 0) return 0;
-  const completed = stages.reduce((n, s) => n + s.inWindow, 0);
   if (windowS <= 0 || completed === 0) return null;
   return left / (completed / windowS);
 }

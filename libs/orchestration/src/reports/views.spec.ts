@@ -35,11 +35,11 @@ describe('stageTraceDto', () => {
 describe('etaFromRates', () => {
   it('divides the stage jobs left by the rate stage jobs completed at in the window', () => {
     // 20 + 30 left; 10 + 30 completed in the last 60 s: 50 / (40 / 60) = 75 s.
-    expect(etaFromRates([{ planned: 40, done: 20, failed: 0, inWindow: 10 }, { planned: 40, done: 10, failed: 0, inWindow: 30 }], 60)).toBe(75);
+    expect(etaFromRates([{ planned: 40, done: 20, failed: 0 }, { planned: 40, done: 10, failed: 0 }], 40, 60)).toBe(75);
     // failed stages are settled: nothing left.
-    expect(etaFromRates([{ planned: 10, done: 8, failed: 2, inWindow: 0 }], 60)).toBe(0);
+    expect(etaFromRates([{ planned: 10, done: 8, failed: 2 }], 0, 60)).toBe(0);
     // nothing completed in the window: unknown.
-    expect(etaFromRates([{ planned: 10, done: 0, failed: 0, inWindow: 0 }], 60)).toBeNull();
+    expect(etaFromRates([{ planned: 10, done: 0, failed: 0 }], 0, 60)).toBeNull();
   });
 });
 
