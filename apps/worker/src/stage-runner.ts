@@ -3,7 +3,7 @@ import type { StageJobPayload } from '@sqlsweep/contracts';
 import {
   DatasetFileNotStoredError, registerCommandFor, ReplicaChecksumError, type DatabaseSchema, type ReplicaMaterializer, type ReplicaRequest,
 } from '@sqlsweep/datasets';
-import type { DatasetRepository, StageRepository, StoredItem, StoredStageResult } from '@sqlsweep/db';
+import type { DatasetRepository, StageRepository, StoredItem } from '@sqlsweep/db';
 import { finalKeys, type AdvanceTimings, type Advancer } from '@sqlsweep/orchestration';
 import { isLlmError, queueDisposition, type LlmClient } from '@sqlsweep/llm';
 import {
@@ -35,7 +35,7 @@ export interface StageRunnerDeps {
   pausedRecheckMs?: number;
   /** Test-only fault switches of this worker (SQLSWEEP_TEST_FAULT_*); absent in production. */
   faults?: StageFaults;
-  /** How many bytes (as stored) of the stage outputs it read this worker keeps at most (default 64 MiB; 0: none; see ResultCache). */
+  /** Bytes (as stored) of the stage outputs it read that this worker keeps: default 64 MiB, 0 none (ResultCache). */
   resultCacheBytes?: number;
 }
 

@@ -40,7 +40,8 @@ export function admitVariants(config: SweepConfig, source: string, budget: Admis
 /**
  * Refuses a sweep of more stage jobs than the budget, from the variants' stage graphs and the item counts: one job
  * per (variant, evaluated item, item stage), per (variant, train item, train-items stage) and per (variant, training
- * set), the rows a plan holds before identical stages are shared. Expands variants (at most `maxVariants` of them, admitted first) but no items.
+ * set), the rows a plan holds before identical stages are shared. Expands variants (at most `maxVariants` of them,
+ * admitted first) but no items.
  */
 export function admitStageJobs(config: SweepConfig, source: string, counts: { items: number; trainItems: number }, budget: AdmissionBudget): number {
   const entries = config.pipelines.map((entry, index) => {

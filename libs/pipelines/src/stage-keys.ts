@@ -1,7 +1,7 @@
 import { contentHash, type StageRole, type VariantSpec } from '@sqlsweep/contracts';
 import { variantScalars, type PipelineDefinition, type StageNode } from './pipeline';
 import { faultOfStage, TEST_FAULT_PARAM, type StageFaults } from './test-faults';
-import { TRAIN_SET_ITEM, trainSetInputName, trainSetOutput, trainSetStageName, trainSetStages } from './train-sets';
+import { TRAIN_SET_ITEM, trainSetInputName, trainSetOutput, trainSetSource, trainSetStageName, trainSetStages } from './train-sets';
 
 export interface KeyedStage {
   stage: string;
@@ -69,7 +69,7 @@ export class VariantKeyer {
       this.trainKeys.set(node.stage, perItem);
     }
     // No training items: no set either, and its readers list nothing for it (an empty map).
-    if (ctx.trainItemIds?.length) for (const set of trainSetStages(this.graph)) this.trainSets.set(set.slice(0, -3), this.keyTrainSet(set.slice(0, -3)));
+    if (ctx.trainItemIds?.length) for (const set of trainSetStages(this.graph)) this.trainSets.set(trainSetSource(set), this.keyTrainSet(trainSetSource(set)));
   }
 
   /**

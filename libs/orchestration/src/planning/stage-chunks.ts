@@ -6,9 +6,9 @@ export interface ChunkStage { stage: PlannedStage; keyer: VariantKeyer }
 
 /**
  * The plan's stages, keyed, in chunks of at most `chunkSize`: first every variant's train-items stages and training
- * sets (variant by variant), then item by item every variant's graph for that item. Item-major, so that the variants of one item,
- * whose LLM stages often render the same prompt (they differ in temperature or model only), come together and their
- * estimates can be shared without remembering a prompt per item. Memory holds one chunk and the variants' keyers,
+ * sets (variant by variant), then item by item every variant's graph for that item. Item-major, so that the variants
+ * of one item, whose LLM stages often render the same prompt (they differ in temperature or model only), come
+ * together and their estimates can be shared without remembering a prompt per item. Memory holds one chunk and the variants' keyers,
  * however many items the sweep has.
  */
 export function* stageChunks<V extends { id: string }>(
