@@ -1,4 +1,4 @@
-import { trainItemInputName, trainSetInputOf, type TrainSetOutput } from '@sqlsweep/pipelines';
+import { trainItemInputName, trainSetOf, type TrainSetOutput } from '@sqlsweep/pipelines';
 
 /** A result as a stage reads it: its output. */
 export type Stored = { output: unknown };
@@ -18,7 +18,7 @@ export async function stageInputs(
   for (const [name, key] of Object.entries(listed)) {
     const r = stored.get(key);
     if (!r) return { missing: { name, key } };
-    const setInput = trainSetInputOf(name);
+    const setInput = trainSetOf(name);
     if (setInput === undefined) {
       inputs[name] = r.output;
       continue;

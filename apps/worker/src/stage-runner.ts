@@ -98,7 +98,7 @@ export class StageRunner {
     // cache) and stores nothing twice. A training set reads none of its inputs: it lists their keys.
     const inputKeys = Object.values(p.inputs);
     const stored = isTrainSetStage(p.stage) || inputKeys.length === 0 ? new Map<string, Stored>()
-      : carriedInputs(p) ?? this.cachedResults(inputKeys) ?? await this.reads.submit([p.stageKey, ...inputKeys]);
+      : this.allAtHand(p, inputKeys) ?? await this.reads.submit([p.stageKey, ...inputKeys]);
     let done: { run: StageRun; paid: boolean } | undefined;
     if (isTrainSetStage(p.stage)) {
       clock.lap('load');
@@ -237,13 +237,18 @@ export class StageRunner {
     return ctx;
   }
 
-  /** The results stored under `keys`: those that came with the job, else from the cache and Postgres. */
-  private async readResults(p: StageJobPayload, keys: string[]): Promise<Map<string, Stored>> {
+  /** The result stored under `key` if this worker has it without a read: carried by the job, or cached. */
+  private atHand(p: StageJobPayload, key: string): Stored | undefined {
     const carried = p.inputOutputs;
+    return carried && key in carried ? { output: carried[key] } : this.results.get(key);
+  }
+
+  /** The results stored under `keys`: those at hand, the rest from Postgres. */
+  private async readResults(p: StageJobPayload, keys: string[]): Promise<Map<string, Stored>> {
     const found = new Map<string, Stored>();
     const missing: string[] = [];
     for (const key of keys) {
-      const r = carried && key in carried ? { output: carried[key] } : this.results.get(key);
+      const r = this.atHand(p, key);
       if (r) found.set(key, r);
       else missing.push(key);
     }
@@ -256,11 +261,11 @@ export class StageRunner {
     return found;
   }
 
-  /** The results stored under `keys` when this worker has them all cached; undefined otherwise. */
-  private cachedResults(keys: string[]): Map<string, Stored> | undefined {
+  /** The results stored under `keys` when all are at hand; undefined otherwise. */
+  private allAtHand(p: StageJobPayload, keys: string[]): Map<string, Stored> | undefined {
     const found = new Map<string, Stored>();
     for (const key of keys) {
-      const r = this.results.get(key);
+      const r = this.atHand(p, key);
       if (!r) return undefined;
       found.set(key, r);
     }
@@ -372,14 +377,6 @@ class PhaseClock {
     this.laps[phase] = (this.laps[phase] ?? 0) + Math.round((now - this.last) * 1000) / 1000;
     this.last = now;
   }
-}
-
-/** The outputs of all of a stage's inputs when they came with its job, by key; undefined when any did not. */
-function carriedInputs(p: StageJobPayload): Map<string, Stored> | undefined {
-  const carried = p.inputOutputs;
-  const keys = Object.values(p.inputs);
-  if (!carried || keys.length === 0 || !keys.every((k) => k in carried)) return undefined;
-  return new Map(keys.map((k) => [k, { output: carried[k] }]));
 }
 
 /** Caches a promise per key; a rejected load is forgotten so the next job tries again. */

@@ -1,7 +1,7 @@
 import { contentHash, type StageRole, type VariantSpec } from '@sqlsweep/contracts';
 import { variantScalars, type PipelineDefinition, type StageNode } from './pipeline';
 import { faultOfStage, TEST_FAULT_PARAM, type StageFaults } from './test-faults';
-import { TRAIN_SET_ITEM, trainSetInputName, trainSetOutput, trainSetSource, trainSetStageName, trainSetStages } from './train-sets';
+import { TRAIN_SET_ITEM, trainSetName, trainSetOf, trainSetOutput, trainSetStages } from './train-sets';
 
 export interface KeyedStage {
   stage: string;
@@ -69,7 +69,9 @@ export class VariantKeyer {
       this.trainKeys.set(node.stage, perItem);
     }
     // No training items: no set either, and its readers list nothing for it (an empty map).
-    if (ctx.trainItemIds?.length) for (const set of trainSetStages(this.graph)) this.trainSets.set(trainSetSource(set), this.keyTrainSet(trainSetSource(set)));
+    if (ctx.trainItemIds?.length) {
+      for (const source of trainSetStages(this.graph).map((set) => trainSetOf(set)!)) this.trainSets.set(source, this.keyTrainSet(source));
+    }
   }
 
   /**
@@ -116,10 +118,12 @@ export class VariantKeyer {
 
   /** The training set of train-items stage `source`: its members are the source's instances. */
   private keyTrainSet(source: string): KeyedStage {
+    const stage = trainSetName(source);
     const perItem = this.trainKeys.get(source);
-    const reader = this.graph.find((node) => Object.values(node.inputs).includes(trainSetStageName(source)))!;
-    if (!perItem) throw new Error(`stage ${reader.stage} reads ${source}[*], but ${source} is not an earlier train-items stage`);
-    const stage = trainSetStageName(source);
+    if (!perItem) {
+      const reader = this.graph.find((node) => Object.values(node.inputs).includes(stage))!;
+      throw new Error(`stage ${reader.stage} reads ${stage}, but ${source} is not an earlier train-items stage`);
+    }
     const inputs = Object.fromEntries(perItem);
     const key = contentHash({ stage, output: trainSetOutput(inputs), dataset: this.ctx.datasetVersion });
     return { stage, itemId: TRAIN_SET_ITEM, role: 'retrieval', key, params: {}, inputs, final: false };
@@ -130,11 +134,11 @@ export class VariantKeyer {
     const params = { ...this.paramsOf(node), ...(fault === undefined ? {} : { [TEST_FAULT_PARAM]: fault }) };
     const inputs: Record<string, string> = {};
     for (const [as, ref] of Object.entries(node.inputs)) {
-      const all = /^(.+)\[\*\]$/.exec(ref);
-      if (all) {
-        if (!this.trainKeys.has(all[1])) throw new Error(`stage ${node.stage} reads ${ref}, but ${all[1]} is not an earlier train-items stage`);
-        const set = this.trainSets.get(all[1]);
-        if (set) inputs[trainSetInputName(as)] = set.key;
+      const source = trainSetOf(ref);
+      if (source !== undefined) {
+        if (!this.trainKeys.has(source)) throw new Error(`stage ${node.stage} reads ${ref}, but ${source} is not an earlier train-items stage`);
+        const set = this.trainSets.get(source);
+        if (set) inputs[trainSetName(as)] = set.key;
       } else {
         const key = own.get(ref);
         if (!key) throw new Error(`stage ${node.stage} reads ${ref}, which is not earlier in the graph (in its scope)`);

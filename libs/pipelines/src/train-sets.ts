@@ -15,13 +15,16 @@
 /** Where a training-set stage sits in the plan: it is no item's, and PlannedStage rows need an item id. */
 export const TRAIN_SET_ITEM = '*';
 
-/** The training-set stage gathering train-items stage `source` (the `X[*]` a graph wires). */
-export const trainSetStageName = (source: string) => `${source}[*]`;
+/**
+ * `X[*]`: the training-set stage gathering train-items stage `X` (what a graph wires), and the plan's name for a
+ * training set a stage reads as its input `X`.
+ */
+export const trainSetName = (x: string) => `${x}[*]`;
 
-export const isTrainSetStage = (stage: string) => stage.endsWith('[*]');
+/** `X` of `X[*]`; undefined for a name that is no training set's. */
+export const trainSetOf = (name: string): string | undefined => (name.endsWith('[*]') ? name.slice(0, -'[*]'.length) : undefined);
 
-/** The train-items stage a training-set stage gathers: `X` of `X[*]`. */
-export const trainSetSource = (setStage: string) => setStage.slice(0, -'[*]'.length);
+export const isTrainSetStage = (stage: string) => trainSetOf(stage) !== undefined;
 
 /** The training-set stages a graph plans (given training items): one per train-items stage some node reads whole. */
 export function trainSetStages(graph: ReadonlyArray<{ inputs: Readonly<Record<string, string>> }>): string[] {
@@ -35,10 +38,6 @@ export interface TrainSetOutput { members: Record<string, string> }
 export function trainSetOutput(inputs: Readonly<Record<string, string>>): TrainSetOutput {
   return { members: { ...inputs } };
 }
-
-/** A plan row's input name for a training set read as `input`, and back. */
-export const trainSetInputName = (input: string) => `${input}[*]`;
-export const trainSetInputOf = (name: string): string | undefined => (name.endsWith('[*]') ? name.slice(0, -3) : undefined);
 
 /** The name a stage's context gives the result of training item `trainItemId` of a set read as `input`. */
 export const trainItemInputName = (input: string, trainItemId: string) => `${input}/${trainItemId}`;

@@ -1,3 +1,4 @@
+import { LruCache } from '@sqlsweep/config';
 import type { TokenMatrix } from '../token-matrix';
 
 /**
@@ -5,40 +6,27 @@ import type { TokenMatrix } from '../token-matrix';
  * and what `get` returns are copies, so a caller that changes its vectors changes no one else's.
  */
 export class EncodingCache {
-  private readonly entries = new Map<string, TokenMatrix>();
-  private bytes = 0;
-  hits = 0;
-  misses = 0;
+  private readonly kept: LruCache<TokenMatrix>;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(maxBytes: number) {
+    this.kept = new LruCache(maxBytes);
+  }
+
+  get hits(): number {
+    return this.kept.stats.hits;
+  }
+
+  get misses(): number {
+    return this.kept.stats.misses;
+  }
 
   get(key: string): TokenMatrix | undefined {
-    const kept = this.entries.get(key);
-    if (!kept) {
-      this.misses++;
-      return undefined;
-    }
-    this.hits++;
-    this.entries.delete(key); // re-inserted: the most recently used
-    this.entries.set(key, kept);
-    return copy(kept);
+    const kept = this.kept.get(key);
+    return kept && copy(kept);
   }
 
   set(key: string, matrix: TokenMatrix): void {
-    const size = matrix.data.byteLength;
-    if (size > this.maxBytes) return;
-    const old = this.entries.get(key);
-    if (old) {
-      this.entries.delete(key);
-      this.bytes -= old.data.byteLength;
-    }
-    this.entries.set(key, copy(matrix));
-    this.bytes += size;
-    for (const [oldest, kept] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.bytes -= kept.data.byteLength;
-    }
+    this.kept.set(key, copy(matrix), matrix.data.byteLength);
   }
 }
 
